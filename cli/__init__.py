@@ -1,0 +1,1 @@
+"""The typer CLI: parses, calls library functions, prints."""

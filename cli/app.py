@@ -1,0 +1,36 @@
+"""Entry point of the ``judge`` console script: the app with every command registered."""
+
+from __future__ import annotations
+
+import typer
+
+# Each module registers its commands on the shared app when imported.
+from cli import (  # noqa: F401
+    generate_cmds,
+    pair_cmds,
+    render_cmds,
+    rescore_cmds,
+    run_cmds,
+    stage0_cmds,
+    study_cmds,
+    taxonomy_cmds,
+)
+from cli.base import app
+from judge import __version__
+
+
+@app.command("version")
+def version_cmd() -> None:
+    """Print the pptjudge version.
+
+    Example: judge version
+    """
+    typer.echo(f"pptjudge {__version__}")
+
+
+def main() -> None:
+    app()
+
+
+if __name__ == "__main__":
+    main()

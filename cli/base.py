@@ -1,0 +1,48 @@
+"""The shared typer app and the error boundary every command goes through."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+from typing import NoReturn, TypeVar
+
+import typer
+from pydantic import ValidationError
+
+from judge.errors import PptJudgeError
+
+app = typer.Typer(
+    name="judge",
+    help="pptjudge: judge editable PowerPoint reconstructions of raster diagrams (PPTBench).",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+
+T = TypeVar("T")
+
+EXIT_OK = 0
+EXIT_FAIL = 1
+"""Ran fine, and the answer is negative (invalid artifact, mismatching replay, ...)."""
+EXIT_ERROR = 2
+"""Could not do what was asked (bad input, missing file, broken configuration)."""
+
+
+def fail(message: str, code: int = EXIT_ERROR) -> NoReturn:
+    """Print one plain error line to stderr and exit."""
+    typer.echo(f"error: {message}", err=True)
+    raise typer.Exit(code)
+
+
+def guarded(fn: Callable[[], T]) -> T:
+    """Call ``fn``; turn project errors and validation errors into plain messages, exit 2."""
+    try:
+        return fn()
+    except PptJudgeError as exc:
+        fail(str(exc))
+    except ValidationError as exc:
+        lines = [f"  {'.'.join(str(p) for p in e['loc'])}: {e['msg']}" for e in exc.errors()]
+        fail(f"invalid {exc.title}:\n" + "\n".join(lines))
+    except KeyboardInterrupt:
+        typer.echo("interrupted", err=True)
+        sys.exit(130)

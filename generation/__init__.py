@@ -1,0 +1,1 @@
+"""Making candidates: synthetic diagrams with injected, labelled defects; the agent runner."""

@@ -1,0 +1,55 @@
+"""The project's exceptions: one root, a typed error per kind of failure.
+
+Library code raises these; only ``cli/`` turns them into messages and exit codes.
+Every message names the file (and where it applies the check, member or key) at fault.
+"""
+
+from __future__ import annotations
+
+
+class PptJudgeError(Exception):
+    """Root of every error pptjudge raises on purpose."""
+
+
+class PackageError(PptJudgeError):
+    """A candidate file is not a readable PowerPoint package (not a zip, truncated, no parts)."""
+
+
+class UnsafePackageError(PackageError):
+    """A candidate package is hostile or over a safety bound (zip bomb, traversal, DOCTYPE)."""
+
+
+class RenderError(PptJudgeError):
+    """LibreOffice could not turn a deck into an image."""
+
+
+class RenderTimeout(RenderError):
+    """LibreOffice did not finish a deck within the time limit (the instance was restarted)."""
+
+
+class ImagePrepError(PptJudgeError):
+    """An image could not be read or normalised."""
+
+
+class TaxonomyError(PptJudgeError):
+    """The taxonomy file is malformed; the message names the file and the key or line."""
+
+
+class ScoringError(PptJudgeError):
+    """Findings or round results cannot be scored (e.g. unknown subtype for the taxonomy)."""
+
+
+class BenchmarkError(PptJudgeError):
+    """A benchmark or run directory does not have the layout DESIGN.md describes."""
+
+
+class BackendError(PptJudgeError):
+    """A judge backend could not produce a stage verdict (timeout, HTTP error, bad output)."""
+
+
+class ReplayMismatch(PptJudgeError):
+    """A replayed trajectory diverged from the recording (different tool call or verdict)."""
+
+
+class LabelsError(PptJudgeError):
+    """A human labels file is malformed or names cases the run does not have."""

@@ -1,0 +1,172 @@
+"""Paths of the on-disk layouts (benchmark and run directories) and atomic writes.
+
+Benchmark (input)::
+
+    <bench>/tasks/<task_id>/reference.png
+    <bench>/tasks/<task_id>/task.json            optional
+    <bench>/tasks/<task_id>/assets/...           optional
+    <bench>/candidates/<config_id>/<task_id>.pptx
+
+Run (output of ``judge run``)::
+
+    <run>/run.json                               RunManifest
+    <run>/results.jsonl                          one CaseResult per line
+    <run>/cases/<config_id>/<task_id>/stage0.json       ArtifactReport
+    <run>/cases/<config_id>/<task_id>/render.png        LibreOffice render (full resolution)
+    <run>/cases/<config_id>/<task_id>/render.json       RenderResult
+    <run>/cases/<config_id>/<task_id>/pair.png          normalised pair (1200x900 panels)
+    <run>/cases/<config_id>/<task_id>/pair.json         PairGeometry
+    <run>/cases/<config_id>/<task_id>/rounds/round-<k>.json             RoundResult
+    <run>/cases/<config_id>/<task_id>/rounds/round-<k>.trajectory.jsonl TrajectoryEvent lines
+    <run>/cases/<config_id>/<task_id>/images/<sha256>.png               images of trajectories
+    <run>/cases/<config_id>/<task_id>/case.json         CaseResult
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from pydantic import BaseModel
+
+from judge.errors import BenchmarkError
+from judge.schema import Candidate, CaseResult, Task
+
+RUN_MANIFEST = "run.json"
+RESULTS = "results.jsonl"
+CASES = "cases"
+
+
+def atomic_write_bytes(path: Path, data: bytes) -> None:
+    """Write ``data`` to ``path`` so a reader never sees a partial file (temp file + rename)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except FileNotFoundError:
+            pass
+        raise
+
+
+def atomic_write_text(path: Path, text: str) -> None:
+    atomic_write_bytes(path, text.encode("utf-8"))
+
+
+def write_model(path: Path, model: BaseModel) -> None:
+    """Write a contract as indented JSON, atomically."""
+    atomic_write_text(path, model.model_dump_json(indent=2) + "\n")
+
+
+@dataclass(frozen=True)
+class CaseDir:
+    """The folder of one case inside a run."""
+
+    root: Path
+
+    @property
+    def stage0(self) -> Path:
+        return self.root / "stage0.json"
+
+    @property
+    def render_png(self) -> Path:
+        return self.root / "render.png"
+
+    @property
+    def render_json(self) -> Path:
+        return self.root / "render.json"
+
+    @property
+    def pair_png(self) -> Path:
+        return self.root / "pair.png"
+
+    @property
+    def pair_json(self) -> Path:
+        return self.root / "pair.json"
+
+    @property
+    def rounds_dir(self) -> Path:
+        return self.root / "rounds"
+
+    def round_json(self, k: int) -> Path:
+        return self.rounds_dir / f"round-{k}.json"
+
+    def trajectory(self, k: int) -> Path:
+        return self.rounds_dir / f"round-{k}.trajectory.jsonl"
+
+    @property
+    def images_dir(self) -> Path:
+        return self.root / "images"
+
+    @property
+    def case_json(self) -> Path:
+        return self.root / "case.json"
+
+
+def case_dir(run: Path, config_id: str, task_id: str) -> CaseDir:
+    return CaseDir(Path(run) / CASES / config_id / task_id)
+
+
+def read_results(run: Path) -> list[CaseResult]:
+    """Read ``results.jsonl`` of a run; the last line per case wins (resumed runs append)."""
+    path = Path(run) / RESULTS
+    if not path.is_file():
+        raise BenchmarkError(f"{path}: no results.jsonl (is {run} a run directory?)")
+    by_case: dict[str, CaseResult] = {}
+    with path.open(encoding="utf-8") as fh:
+        for lineno, line in enumerate(fh, 1):
+            if not line.strip():
+                continue
+            try:
+                res = CaseResult.model_validate_json(line)
+            except ValueError as exc:
+                raise BenchmarkError(f"{path}:{lineno}: not a results line: {exc}") from exc
+            by_case[res.case_id] = res
+    return list(by_case.values())
+
+
+def load_task(bench: Path, task_id: str) -> Task:
+    folder = Path(bench) / "tasks" / task_id
+    meta = folder / "task.json"
+    if meta.is_file():
+        try:
+            data = json.loads(meta.read_text(encoding="utf-8"))
+        except json.JSONDecodeError as exc:
+            raise BenchmarkError(f"{meta}: not JSON: {exc}") from exc
+        data.setdefault("id", task_id)
+        return Task.model_validate(data)
+    return Task(id=task_id)
+
+
+def iter_candidates(bench: Path) -> Iterator[Candidate]:
+    """Every candidate of every configuration, sorted by (config_id, task_id)."""
+    bench = Path(bench)
+    tasks_dir = bench / "tasks"
+    cands_dir = bench / "candidates"
+    if not tasks_dir.is_dir() or not cands_dir.is_dir():
+        raise BenchmarkError(f"{bench}: a benchmark needs tasks/ and candidates/ folders")
+    for config in sorted(p for p in cands_dir.iterdir() if p.is_dir()):
+        for pptx in sorted(config.glob("*.pptx")):
+            task_id = pptx.stem
+            ref = tasks_dir / task_id / "reference.png"
+            if not ref.is_file():
+                raise BenchmarkError(f"{pptx}: no task {task_id!r} ({ref} is missing)")
+            assets = tasks_dir / task_id / "assets"
+            yield Candidate(
+                case_id=f"{config.name}/{task_id}",
+                task_id=task_id,
+                config_id=config.name,
+                pptx=str(pptx),
+                reference=str(ref),
+                assets_dir=str(assets) if assets.is_dir() else None,
+            )

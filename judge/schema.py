@@ -1,0 +1,619 @@
+"""The contracts: every record that crosses a stage boundary or lands on disk.
+
+This is the one module readers of ``results.jsonl``, round files and trajectories depend on.
+Each on-disk record carries ``version`` (:data:`SCHEMA_VERSION`).
+
+Units are stated per field. Three frames appear:
+
+* **slide frame** -- fractions of the slide width/height, origin top-left, 0-1 inside the slide
+  (objects may lie partly outside, so values can leave 0-1);
+* **image frame** -- pixels of one full-resolution image (the reference PNG or the render PNG);
+* **panel frame** -- pixels of one 1200x900 normalised panel (see :class:`PairGeometry`).
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+SCHEMA_VERSION = 1
+
+
+class Model(BaseModel):
+    """Base for every contract: unknown fields are errors, so typos never pass silently."""
+
+    model_config = ConfigDict(extra="forbid")
+
+
+# --------------------------------------------------------------------------------------------
+# Geometry
+
+
+class Box(Model):
+    """An axis-aligned box. The unit is the frame named by the field that holds it."""
+
+    x: float
+    y: float
+    w: float = Field(ge=0)
+    h: float = Field(ge=0)
+
+    @property
+    def x2(self) -> float:
+        return self.x + self.w
+
+    @property
+    def y2(self) -> float:
+        return self.y + self.h
+
+
+# --------------------------------------------------------------------------------------------
+# Benchmark inputs
+
+
+class Task(Model):
+    """One task: a reference diagram and its approved assets (``task.json``, optional)."""
+
+    id: str
+    domain: str | None = None
+    assets: list[str] = Field(default_factory=list)
+    """Asset file names, relative to ``tasks/<id>/assets/``."""
+
+
+class Candidate(Model):
+    """One candidate deck: configuration x task."""
+
+    case_id: str
+    """``"<config_id>/<task_id>"``."""
+    task_id: str
+    config_id: str
+    pptx: str
+    """Path of the candidate PPTX."""
+    reference: str
+    """Path of the task's reference PNG."""
+    assets_dir: str | None = None
+
+
+# --------------------------------------------------------------------------------------------
+# Stage 0: the artifact gate
+
+CHECK_NAMES = (
+    "opens",
+    "safe_to_read",
+    "one_slide",
+    "editable_components",
+    "no_external_relationships",
+    "no_embedded_fonts",
+    "no_embedded_objects",
+    "no_activex",
+    "no_macros",
+    "object_bounds",
+    "no_reference_copy",
+    "renders",
+)
+"""Stage 0 check names, in the order they run. ``artifact_failures`` lists names from here."""
+
+
+class CheckResult(Model):
+    """One named Stage 0 check."""
+
+    name: str
+    passed: bool
+    detail: str
+    """Human-readable: what was found, naming the package part or shape at fault."""
+    parts: list[str] = Field(default_factory=list)
+    """The package parts (``ppt/slides/slide1.xml``) or shapes (``"Picture 3" (id 4)``) at fault."""
+    skipped: bool = False
+    """True when an earlier failure made this check impossible (it then counts as failed)."""
+
+
+class ObjectAudit(Model):
+    """Counts of slide objects (group members are counted by their own type)."""
+
+    text_boxes: int = 0
+    autoshapes: int = 0
+    connectors: int = 0
+    lines: int = 0
+    """Straight lines and freeforms (custom geometry)."""
+    groups: int = 0
+    tables: int = 0
+    pictures: int = 0
+    charts: int = 0
+    other: int = 0
+    editable_components: int = 0
+    """Native editable components: shapes, text boxes, connectors, lines/freeforms, tables and
+    group members. Pictures, groups themselves and charts do not count."""
+    picture_area_ratio: float = 0.0
+    """Sum of picture areas (clipped to the slide) over the slide area, 0-1."""
+
+
+class ArtifactReport(Model):
+    """The Stage 0 report of one candidate (``stage0.json`` in a case folder)."""
+
+    version: int = SCHEMA_VERSION
+    path: str
+    valid: bool
+    checks: list[CheckResult] = Field(default_factory=list)
+    audit: ObjectAudit | None = None
+    slide_width_pt: float | None = None
+    slide_height_pt: float | None = None
+    error: str | None = None
+    """Set when the file could not be checked at all (not the same as invalid)."""
+    seconds: float = 0.0
+
+    @property
+    def failures(self) -> list[str]:
+        return [c.name for c in self.checks if not c.passed]
+
+
+# --------------------------------------------------------------------------------------------
+# The candidate's object tree (read from the PPTX by judge.ooxml; no EMU or XML past it)
+
+ObjectType = Literal[
+    "text_box",
+    "autoshape",
+    "connector",
+    "line",
+    "freeform",
+    "group",
+    "table",
+    "picture",
+    "chart",
+    "placeholder",
+    "other",
+]
+
+
+class SlideObject(Model):
+    """One shape of the slide, in z-order (``z`` = index in the flattened shape list)."""
+
+    id: int
+    """The shape id from the PPTX (``p:cNvPr/@id``)."""
+    z: int
+    """Index in the flattened, depth-first shape list (z-order, group members after their group)."""
+    type: ObjectType
+    name: str
+    bbox: Box
+    """Slide frame (fractions of slide width/height). For group members: absolute, after the
+    group transforms are applied."""
+    rotation: float = 0.0
+    """Degrees clockwise."""
+    flip_h: bool = False
+    flip_v: bool = False
+    geometry: str | None = None
+    """Preset geometry (``rect``, ``roundRect``, ``straightConnector1``, ...), ``custom`` for
+    freeforms, None when not a shape."""
+    adjustments: list[float] = Field(default_factory=list)
+    """Preset adjustment values (e.g. corner radius of a ``roundRect``), as python-pptx gives."""
+    text: str = ""
+    """All text of the shape, paragraphs joined by newlines (tables: cells joined)."""
+    font_sizes_pt: list[float] = Field(default_factory=list)
+    """Distinct explicit font sizes of its runs, in points (empty when inherited)."""
+    font_names: list[str] = Field(default_factory=list)
+    bold: bool | None = None
+    italic: bool | None = None
+    text_rgb: str | None = None
+    """First explicit run colour as ``RRGGBB``."""
+    fill_rgb: str | None = None
+    """Solid fill as ``RRGGBB``; None when no fill, not solid, or inherited."""
+    line_rgb: str | None = None
+    line_width_pt: float | None = None
+    dash: str | None = None
+    """Preset dash (``dash``, ``sysDot``, ...); None for solid or inherited."""
+    head_end: str | None = None
+    """Arrowhead at the start point (``triangle``, ``stealth``, ...) or None."""
+    tail_end: str | None = None
+    """Arrowhead at the end point or None."""
+    begin_id: int | None = None
+    """Connectors: the shape id glued at the start, if any."""
+    end_id: int | None = None
+    parent_id: int | None = None
+    """The id of the group holding this shape, if any."""
+    shadow: bool = False
+    has_text_frame: bool = False
+    word_wrap: bool | None = None
+    autofit: str | None = None
+    """``none``, ``normal`` (shrink), ``shape`` (resize shape), or None when inherited."""
+
+
+class ObjectTree(Model):
+    """Everything the judge knows about the candidate's structure."""
+
+    version: int = SCHEMA_VERSION
+    slide_width_pt: float
+    slide_height_pt: float
+    objects: list[SlideObject] = Field(default_factory=list)
+
+
+# --------------------------------------------------------------------------------------------
+# Rendering
+
+
+class RenderProvenance(Model):
+    """What a render depends on, so renders from two machines can be compared."""
+
+    libreoffice_version: str
+    font_list_hash: str
+    """sha256 of the sorted ``fc-list`` family/style list of the machine."""
+    requested_fonts: list[str] = Field(default_factory=list)
+    """Font families the deck asks for (theme and runs)."""
+    substituted_fonts: list[str] = Field(default_factory=list)
+    """Requested families not installed here (LibreOffice substituted them)."""
+    dpi: int
+    rasteriser: str = "pdfium"
+
+
+class RenderResult(Model):
+    """One deck rendered to PNG (``render.json`` beside the PNG)."""
+
+    version: int = SCHEMA_VERSION
+    deck: str
+    png: str
+    width_px: int
+    height_px: int
+    seconds: float
+    provenance: RenderProvenance
+
+
+# --------------------------------------------------------------------------------------------
+# Image preparation
+
+
+class PanelMapping(Model):
+    """How one full-resolution image was placed into its panel.
+
+    panel_x = (image_x - crop_box.x) * scale + offset_x, and likewise for y. The pair image puts
+    the panel at ``panel_left`` pixels from its left edge.
+    """
+
+    image_width: int
+    image_height: int
+    crop_box: Box
+    """Image frame: the content box plus margin that was kept."""
+    background_rgb: tuple[int, int, int]
+    """Median border colour of the image, taken as its background."""
+    scale: float
+    """Panel pixels per image pixel."""
+    offset_x: float
+    offset_y: float
+    panel_left: int
+    """x of this panel's left edge in the pair image."""
+    empty: bool = False
+    """True when no content differed from the background (the whole image was kept)."""
+
+    def panel_to_image(self, x: float, y: float) -> tuple[float, float]:
+        return (
+            (x - self.offset_x) / self.scale + self.crop_box.x,
+            (y - self.offset_y) / self.scale + self.crop_box.y,
+        )
+
+    def image_to_panel(self, x: float, y: float) -> tuple[float, float]:
+        return (
+            (x - self.crop_box.x) * self.scale + self.offset_x,
+            (y - self.crop_box.y) * self.scale + self.offset_y,
+        )
+
+
+class PairGeometry(Model):
+    """The normalised pair: reference panel left, candidate panel right (``pair.json``)."""
+
+    version: int = SCHEMA_VERSION
+    panel_width: int
+    panel_height: int
+    gap: int
+    reference: PanelMapping
+    candidate: PanelMapping
+    reference_image: str
+    candidate_image: str
+    pair_image: str
+
+
+# --------------------------------------------------------------------------------------------
+# Stage verdicts
+
+Dimension = Literal["layout", "text", "graphics"]
+StageName = Literal["semantic", "render", "detail"]
+
+
+class GateReason(Model):
+    """One reason a gate failed (or a note why it passed)."""
+
+    target: str = Field(min_length=1)
+    """The node, edge or region concerned, e.g. ``edge "Encoder" -> "Decoder"``."""
+    evidence: str = Field(min_length=1)
+    """What was seen or measured, e.g. ``arrowhead at the Encoder end in the candidate``."""
+
+
+class GateVerdict(Model):
+    """Stage 1 (semantic) or Stage 2 (render/text) verdict."""
+
+    passed: bool
+    reasons: list[GateReason] = Field(default_factory=list)
+    measurements: dict[str, float] = Field(default_factory=dict)
+    """Measured figures behind the verdict (e.g. ``overflowing_text_fraction``), 0-1 fractions."""
+
+    @model_validator(mode="after")
+    def _failed_needs_reason(self) -> GateVerdict:
+        if not self.passed and not self.reasons:
+            raise ValueError("a failed gate must give at least one reason")
+        return self
+
+
+class Finding(Model):
+    """One Stage 3 observation, in taxonomy terms."""
+
+    dimension: Dimension
+    category: str
+    subtype: str
+    location: str = Field(min_length=1)
+    """Where, in words (``node "Loss"``, ``edge 3 -> 4``)."""
+    description: str = Field(min_length=1)
+    affected_count: int = Field(default=1, ge=0)
+    """How many elements of the category show this issue."""
+    bbox: Box | None = None
+    """Panel frame of the candidate panel (pixels), when the finding has a place."""
+
+
+class CategoryFraction(Model):
+    """The affected fraction rho of one category in one round."""
+
+    dimension: Dimension
+    category: str
+    fraction: float = Field(ge=0.0, le=1.0)
+    """0-1: affected elements of the category over the elements of that kind in the reference."""
+
+
+class DetailVerdict(Model):
+    """Stage 3 verdict: findings only, never points."""
+
+    findings: list[Finding] = Field(default_factory=list)
+    fractions: list[CategoryFraction] = Field(default_factory=list)
+
+
+RoundStatus = Literal["pass", "semantic", "render", "errored", "skipped"]
+"""pass: both judged gates passed; semantic/render: that gate failed (a rejection);
+errored: a stage never produced a valid verdict; skipped: early stop, could not change the case."""
+
+
+class Usage(Model):
+    """Model usage; zero for the builtin and replay backends."""
+
+    input_tokens: int = 0
+    output_tokens: int = 0
+    model_calls: int = 0
+    tool_calls: int = 0
+    cached_calls: int = 0
+    cost_usd: float | None = None
+
+    def __add__(self, other: Usage) -> Usage:
+        cost = None
+        if self.cost_usd is not None or other.cost_usd is not None:
+            cost = (self.cost_usd or 0.0) + (other.cost_usd or 0.0)
+        return Usage(
+            input_tokens=self.input_tokens + other.input_tokens,
+            output_tokens=self.output_tokens + other.output_tokens,
+            model_calls=self.model_calls + other.model_calls,
+            tool_calls=self.tool_calls + other.tool_calls,
+            cached_calls=self.cached_calls + other.cached_calls,
+            cost_usd=cost,
+        )
+
+
+class RoundResult(Model):
+    """One judged round (``rounds/round-<k>.json``)."""
+
+    version: int = SCHEMA_VERSION
+    case_id: str
+    round_index: int = Field(ge=0)
+    status: RoundStatus
+    semantic: GateVerdict | None = None
+    render: GateVerdict | None = None
+    detail: DetailVerdict | None = None
+    error: str | None = None
+    backend: str = ""
+    usage: Usage = Field(default_factory=Usage)
+    seconds: float = 0.0
+
+    @property
+    def rejected(self) -> bool:
+        return self.status in ("semantic", "render")
+
+
+# --------------------------------------------------------------------------------------------
+# Taxonomy (the data file's schema; the loader lives in taxonomy/)
+
+Tier = Literal["high", "medium", "low", "diagnostic"]
+
+
+class TaxonomySubtype(Model):
+    name: str
+    tier: Tier
+    description: str = Field(min_length=1)
+
+
+class TaxonomyCategory(Model):
+    name: str
+    description: str = ""
+    subtypes: list[TaxonomySubtype]
+
+
+class TaxonomyDimension(Model):
+    name: Dimension
+    weight: float = Field(gt=0)
+    """Points of the dimension out of 100."""
+    cap: float = Field(ge=0)
+    """Most points the dimension can lose."""
+    categories: list[TaxonomyCategory]
+
+
+class StaircaseStep(Model):
+    max_ratio: float = Field(gt=0, le=1)
+    """Upper bound (inclusive) of the affected fraction rho for this step."""
+    multiplier: float = Field(gt=0)
+
+
+class Taxonomy(Model):
+    version: str
+    name: str = "pptbench"
+    tiers: dict[Tier, float]
+    """Severity base per tier."""
+    staircase: list[StaircaseStep]
+    dimensions: list[TaxonomyDimension]
+
+
+# --------------------------------------------------------------------------------------------
+# Aggregation and scoring
+
+
+class Policy(Model):
+    """How rounds become a case result; the default is the PPTBench protocol."""
+
+    vote_threshold: int | None = None
+    """Passing rounds needed; None = majority (R // 2 + 1)."""
+    min_support: int = Field(default=1, ge=1)
+    """Drop merged findings seen in fewer passing rounds than this."""
+    unit_multiplier: bool = False
+    """Replace m(rho) by 1."""
+    equal_weights: bool = False
+    """S = 100 x mean of the three retained dimension fractions."""
+    category_max: bool = False
+    """Keep only the largest subtype penalty within each (dimension, category)."""
+    name: str = "protocol"
+
+
+class Observation(Model):
+    """One round's sighting of a merged finding, kept for audit."""
+
+    round_index: int
+    location: str
+    description: str
+    affected_count: int
+    fraction: float
+    """That round's affected fraction for the finding's category (0-1)."""
+    bbox: Box | None = None
+
+
+class MergedFinding(Model):
+    """A finding after merging the passing rounds by (dimension, category, subtype)."""
+
+    dimension: Dimension
+    category: str
+    subtype: str
+    fraction: float = Field(ge=0.0, le=1.0)
+    """Largest affected fraction of its category over the rounds that saw it."""
+    support: list[int]
+    """Round indices that reported it."""
+    observations: list[Observation] = Field(default_factory=list)
+
+
+class FindingPenalty(Model):
+    dimension: Dimension
+    category: str
+    subtype: str
+    tier: Tier
+    base: float
+    fraction: float
+    multiplier: float
+    penalty: float
+    counted: bool = True
+    """False when a policy (category maximum) left it out of the sum."""
+
+
+class DimensionScore(Model):
+    name: Dimension
+    weight: float
+    cap: float
+    points_lost: float
+    score: float
+
+
+class ScoreBreakdown(Model):
+    score: float
+    layout: float
+    text: float
+    graphics: float
+    dimensions: list[DimensionScore] = Field(default_factory=list)
+    penalties: list[FindingPenalty] = Field(default_factory=list)
+
+
+CaseGate = Literal["pass", "artifact", "semantic", "render"]
+
+
+class CaseResult(Model):
+    """One line of ``results.jsonl`` and the case's ``case.json``."""
+
+    version: int = SCHEMA_VERSION
+    case_id: str
+    task_id: str
+    config_id: str
+    valid: bool
+    artifact_failures: list[str] = Field(default_factory=list)
+    gate: CaseGate | None = None
+    """None only when ``error`` is set."""
+    gate_votes: dict[RoundStatus, int] = Field(default_factory=dict)
+    """Rounds per status, e.g. ``{"pass": 2, "semantic": 1}``."""
+    rounds: list[RoundStatus] = Field(default_factory=list)
+    """Status of each round, by round index."""
+    score: float | None = None
+    layout: float | None = None
+    text: float | None = None
+    graphics: float | None = None
+    findings: list[MergedFinding] = Field(default_factory=list)
+    breakdown: ScoreBreakdown | None = None
+    error: str | None = None
+    """Null unless the case could not be judged."""
+    taxonomy_version: str = ""
+    taxonomy_hash: str = ""
+    policy: str = "protocol"
+    usage: Usage = Field(default_factory=Usage)
+    generation_cost_usd: float | None = None
+
+
+class RunManifest(Model):
+    """``run.json``: everything needed to know how a run was judged."""
+
+    version: int = SCHEMA_VERSION
+    package_version: str
+    created: str
+    """ISO 8601 UTC."""
+    bench: str
+    judge: str
+    """Backend: ``builtin``, ``openai`` or ``replay``."""
+    model: str | None = None
+    base_url: str | None = None
+    rounds: int
+    policy: Policy = Field(default_factory=Policy)
+    taxonomy_path: str
+    taxonomy_version: str
+    taxonomy_hash: str
+    render_dpi: int
+    render_provenance: RenderProvenance | None = None
+    settings: dict[str, object] = Field(default_factory=dict)
+    """Backend parameters (temperature, max tokens, budgets, timeouts, prices)."""
+
+
+# --------------------------------------------------------------------------------------------
+# Trajectories
+
+EventKind = Literal["message", "tool_call", "tool_result", "submit", "invalid_submit", "error"]
+
+
+class TrajectoryEvent(Model):
+    """One line of a round's trajectory JSONL. Images are stored once by content hash."""
+
+    version: int = SCHEMA_VERSION
+    seq: int
+    stage: StageName
+    kind: EventKind
+    t: float = 0.0
+    """Seconds since the round started."""
+    role: str | None = None
+    """For messages: ``system``, ``user``, ``assistant``, ``tool``."""
+    content: str | None = None
+    tool_name: str | None = None
+    tool_call_id: str | None = None
+    arguments: dict[str, object] | None = None
+    result: dict[str, object] | list[object] | None = None
+    images: list[str] = Field(default_factory=list)
+    """sha256 of PNGs stored under the case's ``images/`` folder."""
+    usage: Usage | None = None

@@ -1,0 +1,1 @@
+"""Measurement tools the judge calls (crop, segmentation, geometry, OCR, object tree, ...)."""

@@ -1,0 +1,1 @@
+"""Rounds -> case aggregation, findings -> points, policies, leaderboards and statistics."""

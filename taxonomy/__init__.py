@@ -1,0 +1,1 @@
+"""The issue taxonomy as maintainer-edited data, and its loader/validator."""
