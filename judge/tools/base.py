@@ -1,0 +1,143 @@
+"""The tool contract: typed functions the judge (model or builtin policy) may call.
+
+A tool is a plain function ``fn(ctx: ToolContext, **arguments) -> ToolOutput``. Its docstring is
+the description the model sees and its annotated parameters are the argument schema (derived
+with pydantic). Argument errors and misuse the model can fix (a crop outside the image) come
+back as a JSON error via :class:`ToolUsageError`; genuine bugs raise.
+
+Adding a tool is a few lines: write the function in a module of ``judge/tools/`` and list it in
+that module's ``TOOLS`` list (``judge/tools/__init__.py`` collects the lists).
+"""
+
+from __future__ import annotations
+
+import inspect
+import json
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, get_type_hints
+
+import numpy as np
+from pydantic import BaseModel, ConfigDict, ValidationError, create_model
+
+from judge.schema import ObjectTree, PairGeometry
+
+
+class ToolUsageError(Exception):
+    """Misuse the model can fix; its message goes back to the model as ``{"error": ...}``."""
+
+
+@dataclass
+class ToolContext:
+    """Everything a tool may look at for one case. Images are loaded lazily and cached."""
+
+    pptx: Path
+    reference_png: Path
+    """Full-resolution reference image."""
+    render_png: Path
+    """Full-resolution LibreOffice render of the candidate."""
+    pair_png: Path
+    pair: PairGeometry
+    object_tree: ObjectTree | None = None
+    render_svg: Callable[[], bytes] | None = None
+    """Returns LibreOffice's SVG export of the deck (for text fit); None when unavailable."""
+    cache: dict[str, Any] = field(default_factory=dict)
+    """Per-case memo for expensive measurements shared across stages and rounds."""
+
+    def image(self, which: str) -> np.ndarray:
+        """BGR uint8 array of ``reference``, ``candidate`` or ``pair`` (cached)."""
+        import cv2
+
+        key = f"image:{which}"
+        if key not in self.cache:
+            path = {
+                "reference": self.reference_png,
+                "candidate": self.render_png,
+                "pair": self.pair_png,
+            }.get(which)
+            if path is None:
+                raise ToolUsageError(
+                    f"unknown image {which!r}: use 'reference', 'candidate' or 'pair'"
+                )
+            img = cv2.imread(str(path), cv2.IMREAD_COLOR)
+            if img is None:
+                raise ToolUsageError(f"image {which!r} could not be read from {path}")
+            self.cache[key] = img
+        return self.cache[key]
+
+
+@dataclass
+class ToolOutput:
+    """What a tool returns: JSON for the model, and optionally images (BGR arrays) to show."""
+
+    data: dict[str, Any]
+    images: list[np.ndarray] = field(default_factory=list)
+
+
+class _Args(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+@dataclass(frozen=True)
+class Tool:
+    """A registered tool: name, description (docstring) and argument model from the signature."""
+
+    name: str
+    description: str
+    fn: Callable[..., ToolOutput]
+    args_model: type[BaseModel]
+
+    @classmethod
+    def from_function(cls, fn: Callable[..., ToolOutput], name: str | None = None) -> Tool:
+        sig = inspect.signature(fn)
+        hints = get_type_hints(fn)
+        fields: dict[str, Any] = {}
+        for pname, param in list(sig.parameters.items())[1:]:  # skip ctx
+            annotation = hints.get(pname, Any)
+            default = ... if param.default is inspect.Parameter.empty else param.default
+            fields[pname] = (annotation, default)
+        model = create_model(f"{fn.__name__}_args", __base__=_Args, **fields)
+        doc = inspect.cleandoc(fn.__doc__ or "").strip()
+        if not doc:
+            raise ValueError(f"tool {fn.__name__} needs a docstring: it is what the model sees")
+        return cls(name=name or fn.__name__, description=doc, fn=fn, args_model=model)
+
+    def json_schema(self) -> dict[str, Any]:
+        """OpenAI function-calling schema for this tool."""
+        params = self.args_model.model_json_schema()
+        params.pop("title", None)
+        return {
+            "type": "function",
+            "function": {"name": self.name, "description": self.description, "parameters": params},
+        }
+
+    def call(self, ctx: ToolContext, arguments: dict[str, Any] | str | None) -> ToolOutput:
+        """Validate arguments and run; usage errors come back as ``{"error": ...}`` JSON."""
+        if isinstance(arguments, str):
+            try:
+                arguments = json.loads(arguments) if arguments.strip() else {}
+            except json.JSONDecodeError as exc:
+                return ToolOutput({"error": f"arguments are not valid JSON: {exc}"})
+        if arguments is None:
+            arguments = {}
+        if not isinstance(arguments, dict):
+            return ToolOutput({"error": "arguments must be a JSON object"})
+        try:
+            parsed = self.args_model.model_validate(arguments)
+        except ValidationError as exc:
+            msgs = [f"{'.'.join(str(p) for p in e['loc'])}: {e['msg']}" for e in exc.errors()]
+            return ToolOutput({"error": f"invalid arguments for {self.name}: " + "; ".join(msgs)})
+        try:
+            return self.fn(ctx, **parsed.model_dump())
+        except ToolUsageError as exc:
+            return ToolOutput({"error": str(exc)})
+
+
+def tools_by_name(tools: list[Tool]) -> dict[str, Tool]:
+    out: dict[str, Tool] = {}
+    for t in tools:
+        if t.name in out:
+            raise ValueError(f"two tools are named {t.name!r}")
+        out[t.name] = t
+    return out
