@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, model_validator
 
 SCHEMA_VERSION = 1
 
@@ -459,6 +459,37 @@ class Taxonomy(Model):
     """Severity base per tier."""
     staircase: list[StaircaseStep]
     dimensions: list[TaxonomyDimension]
+
+    _index: dict[str, tuple[Dimension, str, TaxonomySubtype]] | None = PrivateAttr(default=None)
+
+    def subtypes(self) -> dict[str, tuple[Dimension, str, TaxonomySubtype]]:
+        """Every subtype by name -> (dimension, category, subtype), in file order.
+
+        Built on first use; do not mutate the taxonomy afterwards (load a new one instead).
+        """
+        if self._index is None:
+            index: dict[str, tuple[Dimension, str, TaxonomySubtype]] = {}
+            for dim in self.dimensions:
+                for cat in dim.categories:
+                    for st in cat.subtypes:
+                        index.setdefault(st.name, (dim.name, cat.name, st))
+            self._index = index
+        return self._index
+
+    def subtype(self, name: str) -> tuple[Dimension, str, TaxonomySubtype]:
+        """(dimension, category, subtype) of the subtype ``name``; KeyError when unknown."""
+        return self.subtypes()[name]
+
+    def categories(self) -> list[tuple[Dimension, TaxonomyCategory]]:
+        """Every (dimension name, category), in file order."""
+        return [(dim.name, cat) for dim in self.dimensions for cat in dim.categories]
+
+    def dimension(self, name: str) -> TaxonomyDimension:
+        """The dimension ``name``; KeyError when the taxonomy has none by that name."""
+        for dim in self.dimensions:
+            if dim.name == name:
+                return dim
+        raise KeyError(name)
 
 
 # --------------------------------------------------------------------------------------------
