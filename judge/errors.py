@@ -19,6 +19,11 @@ class UnsafePackageError(PackageError):
     """A candidate package is hostile or over a safety bound (zip bomb, traversal, DOCTYPE)."""
 
 
+class PackageStructureError(PackageError):
+    """A readable zip, safe to read, that is not a usable PowerPoint package (no content types,
+    no presentation part, a part that does not parse)."""
+
+
 class RenderError(PptJudgeError):
     """LibreOffice could not turn a deck into an image."""
 
