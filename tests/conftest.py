@@ -1,3 +1,98 @@
 """Shared pytest fixtures (each area adds its own below, keeping them small)."""
 
 from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+from judge.render import RenderPool
+
+
+@pytest.fixture(scope="session")
+def render_pool() -> Iterator[RenderPool]:
+    """ONE warm LibreOffice pool (2 instances, 60 s per file) shared by every test session-wide.
+
+    Starting it costs ~1.5 s; tests that use it are ``@pytest.mark.slow``. Tests may crash or
+    time out its instances: the pool restarts them.
+    """
+    with RenderPool(workers=2, timeout=60.0) as pool:
+        yield pool
+
+
+# --- study area (leaderboard, agreement, findings, report): build run dirs from the contracts ---
+
+
+class RunKit:
+    """Builds CaseResult records and writes run directories in the judge/rundir.py layout."""
+
+    @staticmethod
+    def case(config: str, task: str, gate: str | None = "pass", **kw: object) -> object:
+        """A CaseResult; score/layout/text/graphics default to zeros unless the gate passes."""
+        from judge.schema import CaseResult
+
+        rounds = kw.pop("rounds", None)
+        if rounds is None:
+            rounds = {"pass": ["pass"] * 3, "artifact": [], None: []}.get(
+                gate, ["pass", gate, gate]
+            )
+        votes: dict[str, int] = {}
+        for s in rounds:
+            votes[s] = votes.get(s, 0) + 1
+        dims = kw.pop("dims", (30.0, 30.0, 30.0) if gate == "pass" else (0.0, 0.0, 0.0))
+        data: dict[str, object] = {
+            "case_id": f"{config}/{task}",
+            "task_id": task,
+            "config_id": config,
+            "valid": gate != "artifact",
+            "artifact_failures": ["one_slide"] if gate == "artifact" else [],
+            "gate": gate,
+            "gate_votes": votes,
+            "rounds": rounds,
+            "layout": dims[0],
+            "text": dims[1],
+            "graphics": dims[2],
+            "score": sum(dims),
+        }
+        if gate is None:
+            data.update(score=None, layout=None, text=None, graphics=None, error="backend down")
+        data.update(kw)
+        return CaseResult.model_validate(data)
+
+    @staticmethod
+    def write(run: object, cases: list, round_results: list | None = None) -> object:
+        """Write run.json, results.jsonl, case.json and round files under ``run``."""
+        from pathlib import Path
+
+        from judge.rundir import RESULTS, RUN_MANIFEST, case_dir, write_model
+        from judge.schema import RunManifest
+
+        run = Path(str(run))
+        run.mkdir(parents=True, exist_ok=True)
+        write_model(
+            run / RUN_MANIFEST,
+            RunManifest(
+                package_version="0.1.0",
+                created="2026-11-29T00:00:00Z",
+                bench="bench",
+                judge="builtin",
+                rounds=3,
+                taxonomy_path="taxonomy/pptbench.yaml",
+                taxonomy_version="test",
+                taxonomy_hash="0" * 64,
+                render_dpi=96,
+            ),
+        )
+        with (run / RESULTS).open("w", encoding="utf-8") as fh:
+            for c in cases:
+                fh.write(c.model_dump_json() + "\n")
+                write_model(case_dir(run, c.config_id, c.task_id).case_json, c)
+        for r in round_results or []:
+            cfg, task = r.case_id.split("/", 1)
+            write_model(case_dir(run, cfg, task).round_json(r.round_index), r)
+        return run
+
+
+@pytest.fixture
+def runkit() -> RunKit:
+    return RunKit()
