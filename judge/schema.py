@@ -648,3 +648,101 @@ class TrajectoryEvent(Model):
     images: list[str] = Field(default_factory=list)
     """sha256 of PNGs stored under the case's ``images/`` folder."""
     usage: Usage | None = None
+
+
+# --------------------------------------------------------------------------------------------
+# Synthetic benchmark truth (written by generation/, read by tests and the accuracy bench)
+
+VariantGate = Literal["pass", "artifact", "semantic", "render"]
+
+
+class TruthNode(Model):
+    """One node of a generated diagram, as drawn in the reference."""
+
+    id: int
+    label: str
+    box: Box
+    """Image frame of the reference PNG (pixels)."""
+    panel: int
+    """Index of the panel holding the node (0-based)."""
+    fill: str
+    """``#rrggbb``."""
+    stroke: str
+    stroke_width_px: float
+    """Pixels of the reference image."""
+    corner_radius_px: float
+    """0 for square corners; pixels of the reference image."""
+    font_px: float
+    """Label font size (em height) in pixels of the reference image."""
+    text_color: str
+
+
+class TruthEdge(Model):
+    """One directed edge of a generated diagram (arrowhead at ``dst``)."""
+
+    id: int
+    src: int
+    """Node id at the tail."""
+    dst: int
+    """Node id at the head (arrowhead end)."""
+    points: list[tuple[float, float]]
+    """The drawn polyline from src to dst, image frame of the reference PNG (pixels)."""
+    dashed: bool = False
+    width_px: float
+    color: str
+    route: Literal["straight", "elbow"] = "straight"
+
+
+class TruthPanel(Model):
+    index: int
+    title: str
+    box: Box
+    """Image frame of the reference PNG (pixels): the panel frame."""
+
+
+class TruthGraph(Model):
+    """The ground truth of one generated task (``tasks/<id>/truth.json``)."""
+
+    version: int = SCHEMA_VERSION
+    task_id: str
+    seed: int
+    width: int
+    height: int
+    """Reference image size, pixels."""
+    font_family: str
+    nodes: list[TruthNode]
+    edges: list[TruthEdge]
+    panels: list[TruthPanel]
+
+
+class InjectedDefect(Model):
+    """One defect the generator put into a candidate on purpose."""
+
+    kind: str
+    """Generator name, e.g. ``reversed_edge``, ``wrong_fill``, ``pasted_reference``."""
+    subtype: str | None = None
+    """The taxonomy subtype it corresponds to, when there is one."""
+    target: str
+    """What was changed, e.g. ``edge "Encoder" -> "Decoder"`` or ``node "Loss"``."""
+    detail: str = ""
+
+
+class CaseLabel(Model):
+    """The truth for one generated candidate (a line of ``labels.jsonl``)."""
+
+    version: int = SCHEMA_VERSION
+    case_id: str
+    """``"<config_id>/<task_id>"``."""
+    task_id: str
+    config_id: str
+    variant: str
+    """Generator variant, e.g. ``faithful_connectors`` or ``reversed_edge``."""
+    style: str
+    """How the deck draws edges: ``connectors`` (glued), ``freelines`` or ``groups``."""
+    gate: VariantGate
+    """The gate a correct judge ends at."""
+    artifact_failures: list[str] = Field(default_factory=list)
+    """Stage 0 checks (names from CHECK_NAMES) that must fail."""
+    subtypes: list[str] = Field(default_factory=list)
+    """Taxonomy subtypes Stage 3 should report (only when ``gate`` is ``pass``)."""
+    defects: list[InjectedDefect] = Field(default_factory=list)
