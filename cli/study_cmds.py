@@ -1,1 +1,186 @@
-"""CLI commands: study."""
+"""CLI commands: studies of finished runs (leaderboard, compare, findings, agree, report)."""
+
+from __future__ import annotations
+
+import json
+from enum import StrEnum
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from cli.base import app, guarded
+from scoring.bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED
+from scoring.leaderboard import DEFAULT_TOP_K
+
+
+class Format(StrEnum):
+    table = "table"
+    csv = "csv"
+    json = "json"
+
+
+class TextFormat(StrEnum):
+    text = "text"
+    json = "json"
+
+
+RunArg = Annotated[
+    Path,
+    typer.Argument(help="Run directory (output of `judge run`).", show_default=False),
+]
+
+
+@app.command("leaderboard")
+def leaderboard_cmd(
+    runs: Annotated[
+        list[Path],
+        typer.Argument(
+            help="One or more run directories; their cases are pooled (a case may appear once).",
+            show_default=False,
+        ),
+    ],
+    fmt: Annotated[Format, typer.Option("--format", help="Output format.")] = Format.table,
+    resamples: Annotated[
+        int, typer.Option(help="Bootstrap resamples of the tasks.", min=1)
+    ] = DEFAULT_RESAMPLES,
+    seed: Annotated[int, typer.Option(help="Seed of the bootstrap generator.")] = DEFAULT_SEED,
+    top_k: Annotated[
+        int, typer.Option("--top-k", "-k", help="k of the top-k membership probability.", min=1)
+    ] = DEFAULT_TOP_K,
+) -> None:
+    """Rank configurations by mean score, with a paired task bootstrap of the ranking.
+
+    Invalid and gated cases score 0; errored cases are counted but left out of the means.
+
+    Example: judge leaderboard runs/main --format table --resamples 10000 --seed 0
+    """
+    from scoring.leaderboard import (
+        build_leaderboard,
+        leaderboard_csv,
+        leaderboard_json,
+        leaderboard_table,
+        load_cases,
+    )
+
+    def go() -> str:
+        cases = load_cases(runs)
+        board = build_leaderboard(cases, n_resamples=resamples, seed=seed, top_k=top_k, runs=runs)
+        if fmt is Format.csv:
+            return leaderboard_csv(board).rstrip("\n")
+        if fmt is Format.json:
+            return leaderboard_json(board)
+        return leaderboard_table(board)
+
+    typer.echo(guarded(go))
+
+
+@app.command("compare")
+def compare_cmd(
+    run: RunArg,
+    a: Annotated[str, typer.Argument(help="First configuration id.", show_default=False)],
+    b: Annotated[str, typer.Argument(help="Second configuration id.", show_default=False)],
+    fmt: Annotated[TextFormat, typer.Option("--format", help="Output format.")] = TextFormat.text,
+) -> None:
+    """Compare two configurations on the tasks both pass; list tasks gained and lost.
+
+    Differences are A minus B; "gained" are tasks B passes and A does not.
+
+    Example: judge compare runs/main gpt-small gpt-large
+    """
+    from scoring.leaderboard import compare_configs, comparison_text, load_cases
+
+    def go() -> str:
+        cmp = compare_configs(load_cases([run]), a, b)
+        return (
+            json.dumps(cmp.to_dict(), indent=2) if fmt is TextFormat.json else comparison_text(cmp)
+        )
+
+    typer.echo(guarded(go))
+
+
+@app.command("findings")
+def findings_cmd(
+    run: RunArg,
+    fmt: Annotated[TextFormat, typer.Option("--format", help="Output format.")] = TextFormat.text,
+) -> None:
+    """Findings analytics: per subtype, per dimension and per stage.
+
+    Example: judge findings runs/main
+    """
+    from scoring.findings_stats import findings_json, findings_report, findings_text
+    from scoring.leaderboard import load_cases
+
+    def go() -> str:
+        rep = findings_report(load_cases([run]))
+        return findings_json(rep) if fmt is TextFormat.json else findings_text(rep)
+
+    typer.echo(guarded(go))
+
+
+@app.command("agree")
+def agree_cmd(
+    run: RunArg,
+    labels: Annotated[
+        Path,
+        typer.Option(
+            "--labels",
+            help="CSV with columns case_id,annotator,gate,subtypes (gate pass|fail, "
+            "subtypes ;-separated).",
+            show_default=False,
+        ),
+    ],
+    second_run: Annotated[
+        Path | None,
+        typer.Option("--second-run", help="A second run of the same cases (repeatability)."),
+    ] = None,
+    fmt: Annotated[TextFormat, typer.Option("--format", help="Output format.")] = TextFormat.text,
+) -> None:
+    """Agreement of the judge with human labels, among annotators, and across rounds/runs.
+
+    Example: judge agree runs/main --labels fixtures/labels.csv --second-run runs/again
+    """
+    from scoring.agreement import agreement_report, agreement_text, read_labels
+    from scoring.leaderboard import load_cases
+
+    def go() -> str:
+        cases = load_cases([run])
+        labs = read_labels(labels, known_cases={c.case_id for c in cases})
+        second = load_cases([second_run]) if second_run is not None else None
+        rep = agreement_report(
+            cases,
+            labs,
+            labels_file=str(labels),
+            second=second,
+            second_run_path=str(second_run) if second_run is not None else None,
+        )
+        return (
+            json.dumps(rep.to_dict(), indent=2) if fmt is TextFormat.json else agreement_text(rep)
+        )
+
+    typer.echo(guarded(go))
+
+
+@app.command("report")
+def report_cmd(
+    run: RunArg,
+    out: Annotated[
+        Path,
+        typer.Option("--out", help="Folder to write the HTML report into.", show_default=False),
+    ],
+    resamples: Annotated[
+        int, typer.Option(help="Bootstrap resamples for the leaderboard intervals.", min=1)
+    ] = DEFAULT_RESAMPLES,
+    seed: Annotated[int, typer.Option(help="Seed of the bootstrap generator.")] = DEFAULT_SEED,
+) -> None:
+    """Write a static HTML report (opens from disk, no server): leaderboard, plots, case pages.
+
+    Example: judge report runs/main --out report/ && chromium report/index.html
+    """
+    from scoring.report import write_report
+
+    def go() -> Path:
+        return write_report(run, out, n_resamples=resamples, seed=seed)
+
+    index = guarded(go)
+    typer.echo(f"wrote {index}")

@@ -1,0 +1,581 @@
+"""Agreement of the judge with human labels, among the humans, and of the judge with itself.
+
+Labels file (CSV, UTF-8, header row), one row per case and annotator::
+
+    case_id,annotator,gate,subtypes
+    cfgA/task01,alice,pass,label_typo;arrow_style
+    cfgA/task01,bob,fail,
+
+``gate`` is ``pass`` or ``fail`` (the human's call on the whole gate sequence: artifact, semantic,
+render); ``subtypes`` is a ``;``-separated list of taxonomy subtype names (may be empty).
+
+Conventions (all statistics are on binary gate decisions unless said otherwise):
+
+* The judge's decision on a case is its case gate (the vote of its rounds): ``pass`` passes,
+  ``artifact``/``semantic``/``render`` fail. Errored cases are left out and counted.
+* The human majority of a case is the decision of more than half of its annotators; a tie is
+  *undecided*, left out of judge-vs-human statistics and counted.
+* Gate failure is the positive class: an *extra gate* is a case the judge fails and the human
+  majority passes (false positive), a *missed gate* one the judge passes and humans fail.
+* Issue sets are compared on cases that both the judge and the human majority pass (Stage 3
+  findings exist only there): the judge's set is the subtypes of its merged findings, each
+  annotator's set the subtypes they listed. Jaccard of two empty sets is 1.
+* Fleiss' kappa needs a fixed number of raters per case: it uses the cases rated by the most
+  common number of annotators (>= 2). Krippendorff's alpha (nominal) uses every case with at
+  least two ratings.
+* Single-round unanimity is over the rounds that decided (pass, semantic or render); rounds
+  skipped by an early stop or errored are left out, so a case needs two decided rounds.
+
+Fractions are 0-1.
+"""
+
+from __future__ import annotations
+
+import csv
+import itertools
+import math
+from collections import Counter
+from collections.abc import Hashable, Sequence
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+import numpy as np
+from scipy.stats import norm
+
+from judge.errors import LabelsError
+from judge.schema import CaseResult
+
+LABEL_COLUMNS = ("case_id", "annotator", "gate", "subtypes")
+GATE_VALUES = {"pass": True, "fail": False}
+SUBTYPE_SEPARATOR = ";"
+DEFAULT_CONFIDENCE = 0.95
+"""Coverage of the Wilson intervals."""
+VOTE_THRESHOLDS = (1, 2, 3)
+"""Passing rounds needed for a case to pass, compared in the threshold study."""
+DECIDED_ROUND = ("pass", "semantic", "render")
+"""Round statuses that are a gate decision (errored and skipped rounds are not)."""
+
+
+# ----------------------------------------------------------------------------------------------
+# Labels
+
+
+@dataclass(frozen=True)
+class Label:
+    case_id: str
+    annotator: str
+    gate_pass: bool
+    subtypes: frozenset[str]
+    line: int
+    """Line of the labels file (1 = header)."""
+
+
+def read_labels(path: Path, known_cases: set[str] | None = None) -> list[Label]:
+    """Read and check a labels CSV; errors name the file and line.
+
+    ``known_cases``: when given, a label naming a case not in it is an error.
+    """
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8-sig")
+    except FileNotFoundError as exc:
+        raise LabelsError(f"{path}: labels file not found") from exc
+    except UnicodeDecodeError as exc:
+        raise LabelsError(f"{path}: not UTF-8 text ({exc.reason})") from exc
+    reader = csv.reader(text.splitlines())
+    try:
+        header = [h.strip() for h in next(reader)]
+    except StopIteration as exc:
+        raise LabelsError(
+            f"{path}: empty file, expected a header {','.join(LABEL_COLUMNS)}"
+        ) from exc
+    missing = [c for c in LABEL_COLUMNS if c not in header]
+    if missing:
+        raise LabelsError(
+            f"{path}:1: missing column(s) {', '.join(missing)} "
+            f"(header must have {','.join(LABEL_COLUMNS)})"
+        )
+    col = {c: header.index(c) for c in LABEL_COLUMNS}
+    labels: list[Label] = []
+    seen: dict[tuple[str, str], int] = {}
+    for row in reader:
+        line = reader.line_num
+        if not any(cell.strip() for cell in row):
+            continue
+        if len(row) < len(header):
+            row = row + [""] * (len(header) - len(row))
+        case_id = row[col["case_id"]].strip()
+        annotator = row[col["annotator"]].strip()
+        gate = row[col["gate"]].strip().lower()
+        if not case_id:
+            raise LabelsError(f"{path}:{line}: empty case_id")
+        if not annotator:
+            raise LabelsError(f"{path}:{line}: empty annotator for case {case_id!r}")
+        if gate not in GATE_VALUES:
+            raise LabelsError(
+                f"{path}:{line}: gate must be 'pass' or 'fail', got {row[col['gate']]!r}"
+            )
+        if known_cases is not None and case_id not in known_cases:
+            raise LabelsError(f"{path}:{line}: case {case_id!r} is not in the run")
+        key = (case_id, annotator)
+        if key in seen:
+            raise LabelsError(
+                f"{path}:{line}: annotator {annotator!r} labels case {case_id!r} twice "
+                f"(first on line {seen[key]})"
+            )
+        seen[key] = line
+        subtypes = frozenset(
+            s.strip() for s in row[col["subtypes"]].split(SUBTYPE_SEPARATOR) if s.strip()
+        )
+        labels.append(Label(case_id, annotator, GATE_VALUES[gate], subtypes, line))
+    if not labels:
+        raise LabelsError(f"{path}: no label rows")
+    return labels
+
+
+# ----------------------------------------------------------------------------------------------
+# Statistics (plain functions, checked against statsmodels/krippendorff in the tests)
+
+
+def wilson_interval(
+    successes: int, n: int, confidence: float = DEFAULT_CONFIDENCE
+) -> tuple[float, float]:
+    """Wilson score interval of a binomial proportion (0-1 bounds); (nan, nan) when n = 0."""
+    if n == 0:
+        return (math.nan, math.nan)
+    z = float(norm.ppf(1.0 - (1.0 - confidence) / 2.0))
+    p = successes / n
+    denom = 1.0 + z * z / n
+    centre = (p + z * z / (2 * n)) / denom
+    half = z / denom * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n))
+    return (max(0.0, centre - half), min(1.0, centre + half))
+
+
+def cohen_kappa(a: Sequence[Hashable], b: Sequence[Hashable]) -> float:
+    """Cohen's kappa of two raters over the same items; nan when chance agreement is 1."""
+    if len(a) != len(b):
+        raise ValueError("raters must rate the same items")
+    n = len(a)
+    if n == 0:
+        return math.nan
+    observed = sum(1 for x, y in zip(a, b, strict=True) if x == y) / n
+    ca, cb = Counter(a), Counter(b)
+    expected = sum(ca[k] * cb.get(k, 0) for k in ca) / (n * n)
+    if expected >= 1.0:
+        return math.nan
+    return (observed - expected) / (1.0 - expected)
+
+
+def fleiss_kappa(table: np.ndarray) -> float:
+    """Fleiss' kappa from an items x categories table of rating counts (same raters per item)."""
+    table = np.asarray(table, dtype=np.float64)
+    n_items = table.shape[0]
+    raters = table.sum(axis=1)
+    if n_items == 0 or not np.all(raters == raters[0]) or raters[0] < 2:
+        return math.nan
+    r = raters[0]
+    p_items = ((table * table).sum(axis=1) - r) / (r * (r - 1))
+    p_bar = p_items.mean()
+    p_cat = table.sum(axis=0) / (n_items * r)
+    p_e = float((p_cat * p_cat).sum())
+    if p_e >= 1.0:
+        return math.nan
+    return float((p_bar - p_e) / (1.0 - p_e))
+
+
+def krippendorff_alpha_nominal(units: Sequence[Sequence[Hashable]]) -> float:
+    """Krippendorff's alpha for nominal data; ``units`` holds each unit's ratings (any count).
+
+    Units with fewer than two ratings carry no pairing information and are dropped.
+    """
+    values = sorted({v for u in units for v in u}, key=repr)
+    index = {v: i for i, v in enumerate(values)}
+    k = len(values)
+    coincidence = np.zeros((k, k))
+    for unit in units:
+        m = len(unit)
+        if m < 2:
+            continue
+        counts = np.zeros(k)
+        for v in unit:
+            counts[index[v]] += 1
+        pairs = np.outer(counts, counts) - np.diag(counts)
+        coincidence += pairs / (m - 1)
+    n_c = coincidence.sum(axis=0)
+    n = n_c.sum()
+    if n <= 1:
+        return math.nan
+    observed = coincidence.sum() - np.trace(coincidence)
+    expected = (n_c.sum() ** 2 - (n_c * n_c).sum()) / (n - 1)
+    if expected == 0:
+        return math.nan
+    return float(1.0 - observed / expected)
+
+
+def jaccard(a: frozenset[str], b: frozenset[str]) -> float:
+    """|a & b| / |a | b|, 1 for two empty sets."""
+    union = a | b
+    return 1.0 if not union else len(a & b) / len(union)
+
+
+# ----------------------------------------------------------------------------------------------
+# The report
+
+
+@dataclass(frozen=True)
+class BinaryAgreement:
+    """Agreement of two binary gate decisions over the same cases (gate failure positive)."""
+
+    cases: int
+    agree: int
+    rate: float | None
+    ci_low: float | None
+    ci_high: float | None
+    kappa: float | None
+    extra_gates: int
+    """Cases the first (judge) fails and the second (humans, or the other run) passes."""
+    missed_gates: int
+    """Cases the first passes and the second fails."""
+    both_fail: int
+    both_pass: int
+
+
+@dataclass(frozen=True)
+class ThresholdEffect:
+    threshold: int
+    passing: int
+    """Cases (valid, not errored) with at least ``threshold`` passing rounds."""
+    undetermined: int
+    """Cases short of the threshold only because rounds were skipped or errored."""
+    human_agreement: float | None
+    """Share of labelled, human-decided, determined cases where this threshold agrees with the
+    human majority."""
+
+
+@dataclass(frozen=True)
+class IssueSetStats:
+    cases: int
+    """Cases both the judge and the human majority pass (issue sets compared there)."""
+    annotator_pairs: int
+    annotator_exact: float | None
+    annotator_jaccard: float | None
+    judge_pairs: int
+    """(case, annotator) pairs compared with the judge."""
+    judge_exact: float | None
+    judge_jaccard: float | None
+
+
+@dataclass(frozen=True)
+class AgreementReport:
+    labels_file: str
+    labelled_cases: int
+    annotators: list[str]
+    label_rows: int
+    errored_cases: int
+    """Labelled cases the judge could not decide (left out)."""
+    human_ties: int
+    """Labelled cases whose annotators split evenly (no human majority, left out)."""
+    judge_vs_humans: BinaryAgreement
+    annotator_unanimity: float | None
+    unanimity_cases: int
+    fleiss_kappa: float | None
+    fleiss_cases: int
+    fleiss_raters: int
+    krippendorff_alpha: float | None
+    alpha_cases: int
+    issue_sets: IssueSetStats
+    single_round_unanimity: float | None
+    repeatability_cases: int
+    """Cases of the run with at least two decided rounds."""
+    cases_with_skipped_rounds: int
+    thresholds: list[ThresholdEffect]
+    second_run: BinaryAgreement | None = None
+    second_run_path: str | None = None
+    confidence: float = DEFAULT_CONFIDENCE
+    notes: list[str] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, object]:
+        out = _clean(asdict(self))
+        assert isinstance(out, dict)
+        return out
+
+
+def _clean(obj: object) -> object:
+    if isinstance(obj, float) and math.isnan(obj):
+        return None
+    if isinstance(obj, dict):
+        return {k: _clean(v) for k, v in obj.items()}
+    if isinstance(obj, list):
+        return [_clean(v) for v in obj]
+    return obj
+
+
+def _nan_none(x: float) -> float | None:
+    return None if math.isnan(x) else float(x)
+
+
+def judge_passes(case: CaseResult) -> bool:
+    """The judge's binary gate decision for a case (True = passes every gate)."""
+    return case.gate == "pass" and case.valid
+
+
+def binary_agreement(
+    first: Sequence[bool], second: Sequence[bool], confidence: float = DEFAULT_CONFIDENCE
+) -> BinaryAgreement:
+    """Agreement of two pass(True)/fail(False) sequences (first = judge)."""
+    n = len(first)
+    agree = sum(1 for a, b in zip(first, second, strict=True) if a == b)
+    low, high = wilson_interval(agree, n, confidence)
+    return BinaryAgreement(
+        cases=n,
+        agree=agree,
+        rate=agree / n if n else None,
+        ci_low=_nan_none(low),
+        ci_high=_nan_none(high),
+        kappa=_nan_none(cohen_kappa(list(first), list(second))),
+        extra_gates=sum(1 for a, b in zip(first, second, strict=True) if not a and b),
+        missed_gates=sum(1 for a, b in zip(first, second, strict=True) if a and not b),
+        both_fail=sum(1 for a, b in zip(first, second, strict=True) if not a and not b),
+        both_pass=sum(1 for a, b in zip(first, second, strict=True) if a and b),
+    )
+
+
+def _passing_rounds(case: CaseResult) -> tuple[int, int]:
+    """(passing rounds, rounds that did not decide: skipped or errored)."""
+    passes = sum(1 for s in case.rounds if s == "pass")
+    open_ = sum(1 for s in case.rounds if s in ("skipped", "errored"))
+    return passes, open_
+
+
+def agreement_report(
+    cases: Sequence[CaseResult],
+    labels: Sequence[Label],
+    *,
+    labels_file: str = "",
+    second: Sequence[CaseResult] | None = None,
+    second_run_path: str | None = None,
+    confidence: float = DEFAULT_CONFIDENCE,
+) -> AgreementReport:
+    """Every agreement statistic of the module docstring for one run and its labels."""
+    by_case = {c.case_id: c for c in cases}
+    per_case: dict[str, list[Label]] = {}
+    for lab in labels:
+        if lab.case_id not in by_case:
+            raise LabelsError(f"{labels_file}:{lab.line}: case {lab.case_id!r} is not in the run")
+        per_case.setdefault(lab.case_id, []).append(lab)
+
+    # Human majority per case.
+    majority: dict[str, bool] = {}
+    ties = 0
+    for cid, labs in per_case.items():
+        passes = sum(1 for lab in labs if lab.gate_pass)
+        fails = len(labs) - passes
+        if passes == fails:
+            ties += 1
+        else:
+            majority[cid] = passes > fails
+
+    errored = sorted(
+        cid for cid in per_case if by_case[cid].error is not None or by_case[cid].gate is None
+    )
+    decided = sorted(cid for cid in majority if cid not in errored)
+    judge_vs = binary_agreement(
+        [judge_passes(by_case[c]) for c in decided],
+        [majority[c] for c in decided],
+        confidence,
+    )
+
+    # Among annotators.
+    multi = {cid: labs for cid, labs in per_case.items() if len(labs) >= 2}
+    unanimous = sum(1 for labs in multi.values() if len({lab.gate_pass for lab in labs}) == 1)
+    rater_counts = Counter(len(labs) for labs in multi.values())
+    fleiss_raters = max(rater_counts, key=lambda r: (rater_counts[r], r)) if rater_counts else 0
+    fleiss_rows = [
+        [sum(1 for lab in labs if not lab.gate_pass), sum(1 for lab in labs if lab.gate_pass)]
+        for labs in multi.values()
+        if len(labs) == fleiss_raters
+    ]
+    fk = fleiss_kappa(np.array(fleiss_rows)) if fleiss_rows else math.nan
+    alpha = krippendorff_alpha_nominal([[lab.gate_pass for lab in labs] for labs in multi.values()])
+
+    # Issue sets on cases both the judge and the human majority pass.
+    issue_cases = [c for c in decided if majority[c] and judge_passes(by_case[c])]
+    ann_exact: list[float] = []
+    ann_jac: list[float] = []
+    judge_exact: list[float] = []
+    judge_jac: list[float] = []
+    for cid in issue_cases:
+        labs = per_case[cid]
+        for x, y in itertools.combinations(labs, 2):
+            ann_exact.append(1.0 if x.subtypes == y.subtypes else 0.0)
+            ann_jac.append(jaccard(x.subtypes, y.subtypes))
+        judged = frozenset(f.subtype for f in by_case[cid].findings)
+        for lab in labs:
+            judge_exact.append(1.0 if judged == lab.subtypes else 0.0)
+            judge_jac.append(jaccard(judged, lab.subtypes))
+    issue_stats = IssueSetStats(
+        cases=len(issue_cases),
+        annotator_pairs=len(ann_exact),
+        annotator_exact=_mean(ann_exact),
+        annotator_jaccard=_mean(ann_jac),
+        judge_pairs=len(judge_exact),
+        judge_exact=_mean(judge_exact),
+        judge_jaccard=_mean(judge_jac),
+    )
+
+    # Repeatability across rounds (every decided case of the run, labelled or not).
+    repeat_n = 0
+    repeat_unanimous = 0
+    with_skipped = 0
+    for case in cases:
+        if case.error is not None or case.gate is None:
+            continue
+        if "skipped" in case.rounds:
+            with_skipped += 1
+        decided_rounds = [s == "pass" for s in case.rounds if s in DECIDED_ROUND]
+        if len(decided_rounds) >= 2:
+            repeat_n += 1
+            repeat_unanimous += len(set(decided_rounds)) == 1
+
+    # Vote threshold study.
+    thresholds: list[ThresholdEffect] = []
+    judged_cases = [c for c in cases if c.error is None and c.gate is not None]
+    for t in VOTE_THRESHOLDS:
+        passing = 0
+        undetermined = 0
+        outcome: dict[str, bool] = {}
+        for case in judged_cases:
+            if not case.valid:
+                outcome[case.case_id] = False
+                continue
+            passes, open_ = _passing_rounds(case)
+            if passes >= t:
+                passing += 1
+                outcome[case.case_id] = True
+            elif passes + open_ >= t:
+                undetermined += 1
+            else:
+                outcome[case.case_id] = False
+        comparable = [c for c in decided if c in outcome]
+        thresholds.append(
+            ThresholdEffect(
+                threshold=t,
+                passing=passing,
+                undetermined=undetermined,
+                human_agreement=_mean(
+                    [1.0 if outcome[c] == majority[c] else 0.0 for c in comparable]
+                ),
+            )
+        )
+
+    second_agreement = None
+    if second is not None:
+        other = {c.case_id: c for c in second if c.error is None and c.gate is not None}
+        common = sorted(
+            c.case_id
+            for c in cases
+            if c.case_id in other and c.error is None and c.gate is not None
+        )
+        second_agreement = binary_agreement(
+            [judge_passes(by_case[c]) for c in common],
+            [judge_passes(other[c]) for c in common],
+            confidence,
+        )
+
+    notes: list[str] = []
+    if fleiss_rows and len(fleiss_rows) < len(multi):
+        notes.append(
+            f"Fleiss' kappa uses the {len(fleiss_rows)} cases with {fleiss_raters} annotators "
+            f"(of {len(multi)} with two or more)"
+        )
+    return AgreementReport(
+        labels_file=labels_file,
+        labelled_cases=len(per_case),
+        annotators=sorted({lab.annotator for lab in labels}),
+        label_rows=len(labels),
+        errored_cases=len(errored),
+        human_ties=ties,
+        judge_vs_humans=judge_vs,
+        annotator_unanimity=unanimous / len(multi) if multi else None,
+        unanimity_cases=len(multi),
+        fleiss_kappa=_nan_none(fk),
+        fleiss_cases=len(fleiss_rows),
+        fleiss_raters=fleiss_raters,
+        krippendorff_alpha=_nan_none(alpha),
+        alpha_cases=len(multi),
+        issue_sets=issue_stats,
+        single_round_unanimity=repeat_unanimous / repeat_n if repeat_n else None,
+        repeatability_cases=repeat_n,
+        cases_with_skipped_rounds=with_skipped,
+        thresholds=thresholds,
+        second_run=second_agreement,
+        second_run_path=second_run_path,
+        confidence=confidence,
+        notes=notes,
+    )
+
+
+def _mean(xs: Sequence[float]) -> float | None:
+    return float(sum(xs) / len(xs)) if xs else None
+
+
+# ----------------------------------------------------------------------------------------------
+# Text rendering
+
+
+def _num(x: float | None, fmt: str = "{:.3f}") -> str:
+    return "n/a" if x is None else fmt.format(x)
+
+
+def _pct(x: float | None) -> str:
+    return "n/a" if x is None else f"{100 * x:.1f}%"
+
+
+def _binary_lines(title: str, b: BinaryAgreement, confidence: float) -> list[str]:
+    pct = int(round(confidence * 100))
+    return [
+        f"{title}: {b.agree}/{b.cases} agree = {_pct(b.rate)} "
+        f"(Wilson {pct}% [{_pct(b.ci_low)}, {_pct(b.ci_high)}]), Cohen's kappa {_num(b.kappa)}",
+        f"  extra gates (judge fails, other passes): {b.extra_gates}; "
+        f"missed gates (judge passes, other fails): {b.missed_gates}; "
+        f"both fail: {b.both_fail}; both pass: {b.both_pass}",
+    ]
+
+
+def agreement_text(rep: AgreementReport) -> str:
+    lines = [
+        f"labels: {rep.label_rows} rows, {rep.labelled_cases} cases, "
+        f"{len(rep.annotators)} annotators ({', '.join(rep.annotators)})",
+        f"left out: {rep.errored_cases} errored cases, {rep.human_ties} human ties",
+    ]
+    lines += _binary_lines("judge vs human majority", rep.judge_vs_humans, rep.confidence)
+    lines.append(
+        f"among annotators: unanimous on {_pct(rep.annotator_unanimity)} of "
+        f"{rep.unanimity_cases} cases; Fleiss' kappa {_num(rep.fleiss_kappa)} "
+        f"({rep.fleiss_cases} cases x {rep.fleiss_raters} raters); Krippendorff's alpha "
+        f"(nominal) {_num(rep.krippendorff_alpha)} ({rep.alpha_cases} cases)"
+    )
+    s = rep.issue_sets
+    lines.append(
+        f"issue sets on {s.cases} cases both pass: annotators exact match "
+        f"{_pct(s.annotator_exact)}, mean Jaccard {_num(s.annotator_jaccard)} "
+        f"({s.annotator_pairs} pairs); judge vs humans exact match {_pct(s.judge_exact)}, "
+        f"mean Jaccard {_num(s.judge_jaccard)} ({s.judge_pairs} pairs)"
+    )
+    lines.append(
+        f"judge repeatability: single-round unanimity {_pct(rep.single_round_unanimity)} of "
+        f"{rep.repeatability_cases} cases with >= 2 decided rounds "
+        f"({rep.cases_with_skipped_rounds} cases had skipped rounds)"
+    )
+    if rep.second_run is not None:
+        lines += _binary_lines(
+            f"majority vs majority with {rep.second_run_path}", rep.second_run, rep.confidence
+        )
+    lines.append("vote threshold (passing rounds needed): passing cases, undetermined, vs humans")
+    for t in rep.thresholds:
+        lines.append(
+            f"  {t.threshold}: {t.passing} pass, {t.undetermined} undetermined, "
+            f"human agreement {_pct(t.human_agreement)}"
+        )
+    lines += [f"note: {n}" for n in rep.notes]
+    return "\n".join(lines)
