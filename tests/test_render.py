@@ -1,0 +1,237 @@
+"""Rendering with supervised warm LibreOffice instances (judge/render.py, judge render)."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+from PIL import Image
+from pptx import Presentation
+from pptx.util import Inches, Pt
+from typer.testing import CliRunner
+
+import judge.render as render_mod
+from cli.app import app
+from judge.errors import RenderError, RenderTimeout
+from judge.render import RenderPool, group_members, rasterise_first_page, render_provenance
+from judge.schema import RenderResult
+
+DARK = 128
+"""Grey level below which a render pixel counts as ink (the slide background is white)."""
+
+
+def make_deck(
+    path: Path, labels: list[str], width_in: float = 10.0, height_in: float = 7.5
+) -> Path:
+    """A one-slide deck with a labelled box per entry, built with python-pptx."""
+    prs = Presentation()
+    prs.slide_width = Inches(width_in)
+    prs.slide_height = Inches(height_in)
+    slide = prs.slides.add_slide(prs.slide_layouts[6])
+    for i, label in enumerate(labels):
+        box = slide.shapes.add_shape(1, Inches(0.5 + 2.2 * i), Inches(1), Inches(2), Inches(1))
+        box.text_frame.text = label
+        box.text_frame.paragraphs[0].runs[0].font.size = Pt(18)
+    prs.save(str(path))
+    return path
+
+
+def ink_fraction(png: Path) -> float:
+    grey = np.asarray(Image.open(png).convert("L"))
+    return float((grey < DARK).mean())
+
+
+def running(pid: int) -> bool:
+    st = render_mod._proc_stat(pid)
+    return st is not None and st[1] != "Z"
+
+
+def wait_gone(pids: list[int], seconds: float = 10.0) -> None:
+    deadline = time.monotonic() + seconds
+    while any(running(p) for p in pids):
+        assert time.monotonic() < deadline, f"processes {pids} still alive after {seconds} s"
+        time.sleep(0.05)
+
+
+@pytest.mark.slow
+def test_render_is_non_blank_png_of_slide_aspect_at_requested_dpi(
+    render_pool: RenderPool, tmp_path: Path
+) -> None:
+    deck = make_deck(tmp_path / "wide.pptx", ["Encoder", "Decoder"], 13.333, 7.5)
+    out = tmp_path / "wide.png"
+    res = render_pool.render(deck, out, dpi=100)
+    assert isinstance(res, RenderResult)
+    with Image.open(out) as im:
+        assert im.size == (res.width_px, res.height_px)
+    assert abs(res.width_px - 1333) <= 1 and res.height_px == 750
+    assert ink_fraction(out) > 0.001
+    assert res.provenance.dpi == 100
+    assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".")] == []  # atomic write
+
+
+@pytest.mark.slow
+def test_render_uses_pool_dpi_by_default(render_pool: RenderPool, tmp_path: Path) -> None:
+    deck = make_deck(tmp_path / "four_three.pptx", ["Loss"])
+    res = render_pool.render(deck, tmp_path / "four_three.png")
+    assert (res.width_px, res.height_px) == (1500, 1125)  # 10 x 7.5 in at 150 dpi
+
+
+@pytest.mark.slow
+def test_render_many_renders_every_deck_in_input_order(
+    render_pool: RenderPool, tmp_path: Path
+) -> None:
+    decks = [make_deck(tmp_path / f"d{i}.pptx", [f"Step {i}"] * (i + 1)) for i in range(5)]
+    results = render_pool.render_many(decks, tmp_path / "out", dpi=50)
+    assert [Path(r.deck).name for r in results if isinstance(r, RenderResult)] == [
+        d.name for d in decks
+    ]
+    inks = [ink_fraction(tmp_path / "out" / f"d{i}.png") for i in range(5)]
+    assert inks == sorted(inks) and inks[0] > 0  # more boxes, more ink: each PNG is its deck
+
+
+@pytest.mark.slow
+def test_broken_deck_is_render_error_and_pool_keeps_working(
+    render_pool: RenderPool, tmp_path: Path
+) -> None:
+    good = make_deck(tmp_path / "good.pptx", ["Input"])
+    truncated = tmp_path / "truncated.pptx"
+    truncated.write_bytes(good.read_bytes()[:4000])
+    text = tmp_path / "text.pptx"
+    text.write_text("not a deck at all\n")
+    results = render_pool.render_many([truncated, good, text], tmp_path / "out", dpi=50)
+    assert isinstance(results[0], RenderError) and "truncated.pptx" in str(results[0])
+    assert isinstance(results[1], RenderResult)
+    assert isinstance(results[2], RenderError) and "text.pptx" in str(results[2])
+    assert not (tmp_path / "out" / "truncated.png").exists()
+    render_pool.render(good, tmp_path / "again.png", dpi=50)
+
+
+@pytest.mark.slow
+def test_missing_deck_is_render_error_naming_it(render_pool: RenderPool, tmp_path: Path) -> None:
+    with pytest.raises(RenderError, match="nowhere.pptx"):
+        render_pool.render(tmp_path / "nowhere.pptx", tmp_path / "x.png")
+
+
+@pytest.mark.slow
+def test_hang_raises_render_timeout_and_restarted_instance_renders_next(
+    render_pool: RenderPool, tmp_path: Path
+) -> None:
+    deck = make_deck(tmp_path / "slow.pptx", ["A", "B", "C"])
+    before = set(render_pool.process_groups())
+    with pytest.raises(RenderTimeout, match="slow.pptx"):
+        render_pool.render(deck, tmp_path / "slow.png", timeout=0.001)
+    after = set(render_pool.process_groups())
+    assert len(before - after) == 2  # that instance's soffice and worker groups were replaced
+    for pgid in before - after:
+        assert group_members(pgid) == []
+    results = render_pool.render_many(
+        [make_deck(tmp_path / f"next{i}.pptx", ["Next"]) for i in range(2)], tmp_path, dpi=50
+    )
+    assert all(isinstance(r, RenderResult) for r in results)
+
+
+@pytest.mark.slow
+def test_soffice_killed_from_outside_is_detected_and_recovered(
+    render_pool: RenderPool, tmp_path: Path
+) -> None:
+    victims = [
+        pid
+        for pgid in render_pool.process_groups()
+        for pid, name in group_members(pgid)
+        if name == "soffice.bin"
+    ]
+    assert len(victims) == 2
+    for pid in victims:
+        os.kill(pid, signal.SIGKILL)
+    wait_gone(victims)
+    decks = [make_deck(tmp_path / f"after{i}.pptx", ["After"]) for i in range(2)]
+    results = render_pool.render_many(decks, tmp_path, dpi=50)
+    assert all(isinstance(r, RenderResult) for r in results), results
+    survivors = [
+        pid
+        for pgid in render_pool.process_groups()
+        for pid, name in group_members(pgid)
+        if name == "soffice.bin"
+    ]
+    assert len(survivors) == 2 and not set(survivors) & set(victims)
+
+
+@pytest.mark.slow
+def test_close_leaves_no_soffice_process(tmp_path: Path) -> None:
+    pool = RenderPool(workers=1)
+    pool.render(make_deck(tmp_path / "d.pptx", ["X"]), tmp_path / "d.png", dpi=50)
+    groups = pool.process_groups()
+    pids = [pid for g in groups for pid, _ in group_members(g)]
+    assert any(name == "soffice.bin" for g in groups for _, name in group_members(g))
+    root = pool._root
+    pool.close()
+    assert all(group_members(g) == [] for g in groups)
+    for pid in pids:
+        assert render_mod._proc_stat(pid) is None, pid  # gone and reaped, not even a zombie
+    assert not root.exists()
+    with pytest.raises(RenderError, match="closed"):
+        pool.render(tmp_path / "d.pptx", tmp_path / "e.png")
+
+
+def test_missing_libreoffice_is_clear_render_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(render_mod, "SOFFICE", "no-such-soffice-binary")
+    with pytest.raises(RenderError, match="LibreOffice not found"):
+        RenderPool(workers=1)
+
+
+def test_pdf_without_pages_is_render_error(tmp_path: Path) -> None:
+    import io
+
+    import pypdfium2 as pdfium
+
+    buf = io.BytesIO()
+    pdfium.PdfDocument.new().save(buf)
+    with pytest.raises(RenderError, match="no pages|unreadable PDF"):
+        rasterise_first_page(buf.getvalue(), 100, tmp_path / "deck.pptx")
+
+
+@pytest.mark.slow
+def test_provenance_records_version_font_hash_and_substitutions(
+    render_pool: RenderPool, tmp_path: Path
+) -> None:
+    deck = make_deck(tmp_path / "fonts.pptx", ["Fonts"])
+    res = render_pool.render(
+        deck, tmp_path / "fonts.png", dpi=50, requested_fonts=["DejaVu Sans", "Nonexistent Sans"]
+    )
+    prov = res.provenance
+    assert prov.libreoffice_version.startswith("LibreOffice 7")
+    assert len(prov.font_list_hash) == 64 and int(prov.font_list_hash, 16) >= 0
+    assert prov.requested_fonts == ["DejaVu Sans", "Nonexistent Sans"]
+    assert prov.substituted_fonts == ["Nonexistent Sans"]
+    assert render_provenance(50, []).font_list_hash == prov.font_list_hash
+
+
+@pytest.mark.slow
+def test_svg_export_contains_slide_text(render_pool: RenderPool, tmp_path: Path) -> None:
+    svg = render_pool.export_svg(make_deck(tmp_path / "svg.pptx", ["Tokenizer", "Embedding"]))
+    assert b"<svg" in svg[:4096]
+    assert b"Tokenizer" in svg and b"Embedding" in svg
+
+
+@pytest.mark.slow
+def test_render_command_renders_many_decks_and_reports_failures(tmp_path: Path) -> None:
+    good = [make_deck(tmp_path / f"cmd{i}.pptx", ["Cmd"]) for i in range(2)]
+    bad = tmp_path / "bad.pptx"
+    bad.write_bytes(b"PK\x03\x04 broken")
+    out = tmp_path / "renders"
+    result = CliRunner().invoke(
+        app, ["render", str(good[0]), str(bad), str(good[1]), "--out", str(out), "--dpi", "40"]
+    )
+    assert result.exit_code == 1, result.output
+    lines = result.output.strip().splitlines()
+    assert lines[0].startswith("OK") and "cmd0.pptx" in lines[0]
+    assert lines[1].startswith("FAIL") and "bad.pptx" in lines[1]
+    assert lines[2].startswith("OK") and "cmd1.pptx" in lines[2]
+    meta = json.loads((out / "cmd1.render.json").read_text())
+    assert meta["width_px"] == 400 and Path(meta["png"]) == out / "cmd1.png"
+    assert (out / "cmd0.png").is_file() and not (out / "bad.png").exists()
