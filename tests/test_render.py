@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import signal
+import threading
 import time
 from pathlib import Path
 
@@ -23,6 +24,8 @@ from judge.schema import RenderResult
 
 DARK = 128
 """Grey level below which a render pixel counts as ink (the slide background is white)."""
+HEAVY_SHAPES = 800
+"""Shapes of the deck that keeps LibreOffice busy ~1.5 s, long enough to crash it mid-render."""
 
 
 def make_deck(
@@ -159,6 +162,50 @@ def test_soffice_killed_from_outside_is_detected_and_recovered(
         if name == "soffice.bin"
     ]
     assert len(survivors) == 2 and not set(survivors) & set(victims)
+
+
+@pytest.mark.slow
+def test_soffice_crash_during_render_is_render_error_and_instance_restarts(
+    render_pool: RenderPool, tmp_path: Path
+) -> None:
+    prs = Presentation()
+    slide = prs.slides.add_slide(prs.slide_layouts[6])
+    for i in range(HEAVY_SHAPES):
+        box = slide.shapes.add_shape(
+            1, Inches(0.16 * (i % 60)), Inches(0.13 * (i // 60)), Inches(0.13), Inches(0.1)
+        )
+        box.text_frame.text = f"n{i}"
+    heavy = tmp_path / "heavy.pptx"
+    prs.save(str(heavy))
+    outcome: list[BaseException | None] = []
+
+    def go() -> None:
+        try:
+            render_pool.render(heavy, tmp_path / "heavy.png", dpi=50)
+            outcome.append(None)
+        except RenderError as exc:
+            outcome.append(exc)
+
+    thread = threading.Thread(target=go)
+    thread.start()
+    deadline = time.monotonic() + 10
+    busy: list[Path] = []
+    while not busy:  # the instance that holds the deck has its fixed-name copy
+        assert time.monotonic() < deadline
+        busy = list(render_pool._root.glob("instance-*/work/input.pptx"))
+        time.sleep(0.02)
+    time.sleep(0.4)  # let LibreOffice start loading it
+    index = int(busy[0].parent.parent.name.split("-")[1])
+    instance = render_pool._instances[index]
+    assert instance.soffice is not None
+    victims = [p for p, name in group_members(instance.soffice.pid) if name == "soffice.bin"]
+    for pid in victims:
+        os.kill(pid, signal.SIGKILL)
+    thread.join(60)
+    assert len(outcome) == 1 and isinstance(outcome[0], RenderError), outcome
+    assert not isinstance(outcome[0], RenderTimeout)
+    assert "heavy.pptx" in str(outcome[0]) and "crashed" in str(outcome[0])
+    render_pool.render(make_deck(tmp_path / "fine.pptx", ["Fine"]), tmp_path / "f.png", dpi=50)
 
 
 @pytest.mark.slow
