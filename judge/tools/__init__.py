@@ -13,6 +13,9 @@ from judge.tools.base import Tool, ToolContext, ToolOutput, ToolUsageError, tool
 
 _MODULES: list[str] = [
     # "judge.tools.view",  (crop, matched crops)  -- added by the modules as they land
+    "judge.tools.view",
+    "judge.tools.tree",
+    "judge.tools.measure",
 ]
 
 
