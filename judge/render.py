@@ -443,14 +443,13 @@ def rasterise_first_page(pdf: bytes, dpi: int, source: Path) -> tuple[bytes, int
                     f"is over {MAX_RASTER_PIXELS} pixels"
                 )
             bitmap = page.render(scale=scale)
-            image = bitmap.to_pil()
-            buf = io.BytesIO()
-            image.save(buf, format="PNG")
-            width, height = image.size
+            image = bitmap.to_pil().copy()  # own the pixels: the bitmap is freed with the doc
             page.close()
         finally:
             doc.close()
-    return buf.getvalue(), width, height
+    buf = io.BytesIO()
+    image.save(buf, format="PNG")  # outside the lock: encoding is thread-safe
+    return buf.getvalue(), image.width, image.height
 
 
 # --------------------------------------------------------------------------------------------
@@ -559,9 +558,7 @@ class RenderPool:
         dpi = self.dpi if dpi is None else dpi
         _check_dpi(dpi)
         pptx = Path(pptx)
-        pdf = self._convert(pptx, "pdf", MAX_PDF_BYTES, timeout)
-        if not pdf.startswith(b"%PDF"):
-            raise RenderError(f"{pptx}: LibreOffice's output is not a PDF")
+        pdf = self.export_pdf(pptx, timeout)
         png, width, height = rasterise_first_page(pdf, dpi, pptx)
         atomic_write_bytes(Path(out_png), png)
         return RenderResult(
@@ -572,6 +569,14 @@ class RenderPool:
             seconds=round(time.perf_counter() - t0, 4),
             provenance=render_provenance(dpi, requested_fonts),
         )
+
+    def export_pdf(self, pptx: Path, timeout: float | None = None) -> bytes:
+        """The deck as PDF bytes (``impress_pdf_Export``, pictures lossless), not rasterised."""
+        pptx = Path(pptx)
+        pdf = self._convert(pptx, "pdf", MAX_PDF_BYTES, timeout)
+        if not pdf.startswith(b"%PDF"):
+            raise RenderError(f"{pptx}: LibreOffice's output is not a PDF")
+        return pdf
 
     def export_svg(self, pptx: Path, timeout: float | None = None) -> bytes:
         """The deck as SVG (LibreOffice's ``impress_svg_Export``: one group per shape)."""
