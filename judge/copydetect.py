@@ -1,0 +1,420 @@
+"""Screening a candidate's pictures against the reference image (Stage 0, no_reference_copy).
+
+A candidate must rebuild the diagram from native objects; pasting the reference (or part of
+it) as a raster is a copy. Each image the slide draws is compared with the reference PNG:
+
+* **exact** -- the same bytes;
+* **whole** -- the whole reference, resized (also stretched a little) and/or recompressed;
+* **crop** -- a region of the reference (then possibly resized/recompressed), found by
+  multi-scale normalised cross-correlation (OpenCV ``TM_CCOEFF_NORMED``) of blurred grey images;
+* **tiles** -- the reference cut into tiles placed side by side: all pictures are pasted onto a
+  slide-sized canvas at their positions, and the covered region is screened like a crop.
+
+Approved task assets are exempt when byte- or pixel-identical to a file in the assets folder.
+Images are bounded before decoding (header dimensions checked with Pillow).
+
+Units: images are compared in a *work frame*, the reference scaled so its longer side is
+:data:`WORK_SIDE_PX` pixels; regions are reported as 0-1 fractions of the reference image.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import math
+import warnings
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Literal
+
+import cv2
+import numpy as np
+from PIL import Image
+
+from judge.errors import ImagePrepError
+from judge.ooxml import PictureBlob
+from judge.schema import Box
+
+# --------------------------------------------------------------------------------------------
+# Thresholds (named once, with their reasons)
+
+MAX_DECODE_PIXELS = 40_000_000
+"""Largest picture decoded (width x height from the header). 40 MP is a large photo; a
+decompression bomb declares far more. Bigger pictures are reported as unscreenable."""
+MAX_ASSET_FILES = 200
+"""Most files read from an assets folder."""
+MAX_ASSET_BYTES = 32 * 1024 * 1024
+"""Largest asset file read (bytes)."""
+WORK_SIDE_PX = 320
+"""Longer side of the reference in the work frame: enough detail for correlation, fast."""
+BLUR_SIGMA = 1.2
+"""Gaussian blur (work-frame pixels) applied to both sides: tolerates resampling, JPEG noise
+and a few percent of scale error."""
+MATCH_NCC = 0.88
+"""Correlation at or above which a picture (or the tile canvas) is a copy. Genuine copies score
+0.95+; different diagrams, icons and photos stay below 0.7 in our tests."""
+WHOLE_ASPECT_TOLERANCE = 0.12
+"""A picture whose aspect ratio is within 12% of the reference's is also compared as a whole
+(stretched) copy."""
+MIN_CROP_AREA_FRACTION = 0.08
+"""Smallest region of the reference (area fraction) a single picture is screened as a crop of.
+Smaller tiles are caught on the tile canvas; tiny crops are too ambiguous (a plain box or an
+arrowhead looks like many others)."""
+MIN_TEMPLATE_SIDE_PX = 16
+"""Shortest template side (work-frame pixels) worth correlating."""
+MIN_TEXTURE_STD = 8.0
+"""Grey-level standard deviation below which a template is flat (blank or one colour) and is
+not correlated: it cannot copy anything, and correlation of flat patches is unstable."""
+SCALE_STEP = 1.04
+"""Geometric step between template widths tried in the crop search."""
+REFINE_STEPS = (0.97, 0.98, 0.99, 1.01, 1.02, 1.03)
+"""Width factors tried around the best coarse width (the coarse step leaves up to 2% error)."""
+MIN_INK_FRACTION = 0.03
+"""Smallest fraction of a single picture's pixels that must differ clearly (> INK_LEVELS grey
+levels) from its median to be screened as a crop: a lone line or corner is too little to tell
+a copy from a coincidence. Such pictures are still screened on the tile canvas."""
+INK_LEVELS = 40
+VERIFY_SIDE_PX = 400
+"""Longer side (pixels) at which a candidate match is re-checked against the reference at its
+native resolution, unblurred: coarse structure (a lone line, a box corner) matches many places
+at work resolution, while a real copy still matches in its text and fine detail."""
+VERIFY_PAD = 0.04
+"""Slack (fraction of the matched region) searched around a match when verifying."""
+VERIFY_NCC = 0.80
+"""Correlation a match must keep at verify resolution."""
+CANVAS_SIDE_PX = 640
+"""Longer side of the slide canvas on which all pictures are pasted for the tile screen."""
+
+CopyKind = Literal["exact", "whole", "crop", "tiles"]
+
+
+@dataclass(frozen=True)
+class CopyFinding:
+    """One picture (or the set of pictures) found to copy the reference."""
+
+    owner: str
+    """Which picture(s): ``"Picture 3" (id 4)``, ``slide background``, ``pictures ... (tiles)``."""
+    kind: CopyKind
+    score: float
+    """Normalised correlation (1.0 for exact bytes)."""
+    region: Box | None = None
+    """Matched region, 0-1 fractions of the reference image."""
+
+    def describe(self) -> str:
+        where = ""
+        if self.region is not None:
+            r = self.region
+            where = f" of region x={r.x:.2f} y={r.y:.2f} w={r.w:.2f} h={r.h:.2f} of the reference"
+        what = {
+            "exact": "is a byte-identical copy of the reference",
+            "whole": "is the reference, resized or recompressed",
+            "crop": "is a crop",
+            "tiles": "reassemble a crop",
+        }[self.kind]
+        return f"{self.owner} {what}{where} (correlation {self.score:.2f})"
+
+
+@dataclass
+class ScreenResult:
+    findings: list[CopyFinding] = field(default_factory=list)
+    approved: list[str] = field(default_factory=list)
+    """Owners whose image is an approved task asset (exempt)."""
+    unscreened: list[str] = field(default_factory=list)
+    """Owners whose image could not be decoded (vector formats, over the pixel bound), with why."""
+
+
+# --------------------------------------------------------------------------------------------
+# Decoding
+
+
+def decode_rgb(data: bytes, where: str) -> np.ndarray:
+    """Decode image bytes to an RGB uint8 array (alpha composited on white).
+
+    The header's dimensions are checked against :data:`MAX_DECODE_PIXELS` before any pixel is
+    decoded. Raises ImagePrepError when the image is unreadable or too large.
+    """
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", Image.DecompressionBombWarning)
+            with Image.open(io.BytesIO(data)) as im:
+                w, h = im.size
+                if w <= 0 or h <= 0 or w * h > MAX_DECODE_PIXELS:
+                    raise ImagePrepError(
+                        f"{where}: {w}x{h} pixels exceed the {MAX_DECODE_PIXELS}-pixel bound"
+                    )
+                if im.format == "JPEG":
+                    # Decode at reduced size when far larger than needed (fast, bounded).
+                    im.draft("RGB", (CANVAS_SIDE_PX * 2, CANVAS_SIDE_PX * 2))
+                if im.mode in ("RGBA", "LA", "PA") or "transparency" in im.info:
+                    rgba = im.convert("RGBA")
+                    bg = Image.new("RGBA", rgba.size, (255, 255, 255, 255))
+                    bg.alpha_composite(rgba)
+                    return np.asarray(bg.convert("RGB"))
+                return np.asarray(im.convert("RGB"))
+    except ImagePrepError:
+        raise
+    except (Image.DecompressionBombWarning, Image.DecompressionBombError) as exc:
+        raise ImagePrepError(f"{where}: decompression bomb ({exc})") from None
+    except (OSError, ValueError, SyntaxError, EOFError) as exc:
+        raise ImagePrepError(f"{where}: not a decodable raster image ({exc})") from None
+
+
+def _grey(rgb: np.ndarray) -> np.ndarray:
+    return cv2.cvtColor(rgb, cv2.COLOR_RGB2GRAY)
+
+
+def _prep(grey: np.ndarray, size: tuple[int, int]) -> np.ndarray:
+    """Resize (width, height) with area averaging, blur, as float32."""
+    w, h = size
+    interp = cv2.INTER_AREA if w < grey.shape[1] else cv2.INTER_LINEAR
+    out = cv2.resize(grey, (max(w, 1), max(h, 1)), interpolation=interp)
+    out = cv2.GaussianBlur(out, (0, 0), BLUR_SIGMA)
+    return out.astype(np.float32)
+
+
+def _ink_fraction(grey: np.ndarray) -> float:
+    """Fraction of pixels clearly different from the image's median grey level."""
+    med = float(np.median(grey))
+    return float((np.abs(grey.astype(np.int16) - med) > INK_LEVELS).mean())
+
+
+def _pixels_equal(a: np.ndarray, b: np.ndarray) -> bool:
+    return a.shape == b.shape and bool(np.array_equal(a, b))
+
+
+# --------------------------------------------------------------------------------------------
+# The screen
+
+
+class ReferenceScreen:
+    """The reference prepared once; :meth:`screen` checks a slide's pictures against it."""
+
+    def __init__(self, reference: Path, assets_dir: Path | None = None) -> None:
+        try:
+            self._ref_bytes = reference.read_bytes()
+        except OSError as exc:
+            raise ImagePrepError(f"{reference}: cannot read reference ({exc})") from None
+        self._ref_sha = hashlib.sha256(self._ref_bytes).hexdigest()
+        ref_rgb = decode_rgb(self._ref_bytes, str(reference))
+        self._ref_grey = _grey(ref_rgb)
+        rh, rw = self._ref_grey.shape
+        k = WORK_SIDE_PX / max(rw, rh)
+        self.work_w = max(int(round(rw * k)), 1)
+        self.work_h = max(int(round(rh * k)), 1)
+        self._work = _prep(self._ref_grey, (self.work_w, self.work_h))
+        self._assets_sha: set[str] = set()
+        self._assets_px: list[np.ndarray] = []
+        if assets_dir is not None:
+            self._load_assets(assets_dir)
+
+    def _load_assets(self, assets_dir: Path) -> None:
+        if not assets_dir.is_dir():
+            raise ImagePrepError(f"{assets_dir}: assets folder does not exist")
+        files = sorted(p for p in assets_dir.rglob("*") if p.is_file())[:MAX_ASSET_FILES]
+        for p in files:
+            if p.stat().st_size > MAX_ASSET_BYTES:
+                continue
+            data = p.read_bytes()
+            self._assets_sha.add(hashlib.sha256(data).hexdigest())
+            try:
+                self._assets_px.append(decode_rgb(data, str(p)))
+            except ImagePrepError:
+                continue  # a non-image asset can still be approved by its bytes
+
+    def _approved(self, sha: str, rgb: np.ndarray | None) -> bool:
+        if sha in self._assets_sha:
+            return True
+        return rgb is not None and any(_pixels_equal(rgb, a) for a in self._assets_px)
+
+    # ---- correlation
+
+    def _best_match(self, grey: np.ndarray, *, min_area: float) -> tuple[float, Box | None]:
+        """Best correlation of ``grey`` against any region of the reference, over scales."""
+        ph, pw = grey.shape
+        if ph < 2 or pw < 2:
+            return 0.0, None
+        aspect = pw / ph
+        W, H = self.work_w, self.work_h
+        w_max = min(float(W), H * aspect)
+        w_min = max(
+            MIN_TEMPLATE_SIDE_PX,
+            MIN_TEMPLATE_SIDE_PX * aspect,
+            math.sqrt(min_area * W * H * aspect),
+        )
+        if w_min > w_max:
+            return 0.0, None
+        widths = []
+        w = w_max
+        while w >= w_min:
+            widths.append(w)
+            w /= SCALE_STEP
+        best, best_box, best_w = 0.0, None, 0.0
+        for tw_f in widths:
+            score, box, flat = self._match_at(grey, tw_f, aspect)
+            if flat:
+                return 0.0, None  # flat at every scale
+            if score > best:
+                best, best_box, best_w = score, box, tw_f
+                if best >= 0.99:
+                    return best, best_box
+        if best_box is not None:
+            for factor in REFINE_STEPS:
+                score, box, _ = self._match_at(grey, best_w * factor, aspect)
+                if score > best:
+                    best, best_box = score, box
+        return best, best_box
+
+    def _match_at(
+        self, grey: np.ndarray, tw_f: float, aspect: float
+    ) -> tuple[float, Box | None, bool]:
+        """(correlation, region, template is flat) with the template ``tw_f`` work pixels wide."""
+        W, H = self.work_w, self.work_h
+        tw = max(int(round(tw_f)), 2)
+        th = max(int(round(tw_f / aspect)), 2)
+        if tw > W or th > H:
+            return 0.0, None, False
+        tpl = _prep(grey, (tw, th))
+        if float(tpl.std()) < MIN_TEXTURE_STD:
+            return 0.0, None, True
+        res = cv2.matchTemplate(self._work, tpl, cv2.TM_CCOEFF_NORMED)
+        _, max_val, _, loc = cv2.minMaxLoc(res)
+        if not math.isfinite(max_val):
+            return 0.0, None, False
+        return float(max_val), Box(x=loc[0] / W, y=loc[1] / H, w=tw / W, h=th / H), False
+
+    def _verify(self, grey: np.ndarray, box: Box) -> float:
+        """Correlation of ``grey`` with the reference region ``box`` (work-frame fractions) at
+        up to :data:`VERIFY_SIDE_PX`, unblurred, searching a small slack around the box."""
+        rh, rw = self._ref_grey.shape
+        x0, y0 = box.x * rw, box.y * rh
+        bw, bh = box.w * rw, box.h * rh
+        k = min(VERIFY_SIDE_PX / max(bw, bh), 1.0 if max(bw, bh) >= VERIFY_SIDE_PX else 4.0)
+        tw, th = max(int(round(bw * k)), 2), max(int(round(bh * k)), 2)
+        pad_x, pad_y = bw * VERIFY_PAD, bh * VERIFY_PAD
+        rx0, ry0 = max(int(x0 - pad_x), 0), max(int(y0 - pad_y), 0)
+        rx1, ry1 = (
+            min(int(math.ceil(x0 + bw + pad_x)), rw),
+            min(int(math.ceil(y0 + bh + pad_y)), rh),
+        )
+        region = self._ref_grey[ry0:ry1, rx0:rx1]
+        if region.size == 0:
+            return 0.0
+        rsz = (max(int(round((rx1 - rx0) * k)), tw), max(int(round((ry1 - ry0) * k)), th))
+        interp_r = cv2.INTER_AREA if k < 1 else cv2.INTER_LINEAR
+        reg = cv2.resize(region, rsz, interpolation=interp_r).astype(np.float32)
+        interp_t = cv2.INTER_AREA if tw < grey.shape[1] else cv2.INTER_LINEAR
+        tpl = cv2.resize(grey, (tw, th), interpolation=interp_t).astype(np.float32)
+        if float(tpl.std()) < MIN_TEXTURE_STD:
+            return 0.0
+        res = cv2.matchTemplate(reg, tpl, cv2.TM_CCOEFF_NORMED)
+        value = float(res.max())
+        return value if math.isfinite(value) else 0.0
+
+    def _whole_match(self, grey: np.ndarray) -> float:
+        ph, pw = grey.shape
+        ref_aspect = self.work_w / self.work_h
+        if ph < 2 or pw < 2 or abs((pw / ph) / ref_aspect - 1.0) > WHOLE_ASPECT_TOLERANCE:
+            return 0.0
+        tpl = _prep(grey, (self.work_w, self.work_h))
+        if float(tpl.std()) < MIN_TEXTURE_STD:
+            return 0.0
+        res = cv2.matchTemplate(self._work, tpl, cv2.TM_CCOEFF_NORMED)
+        value = float(res.max())
+        return value if math.isfinite(value) else 0.0
+
+    # ---- public
+
+    def screen(self, pictures: Sequence[PictureBlob], slide_aspect: float = 4 / 3) -> ScreenResult:
+        """Screen every image the slide draws; see the module docstring for what is caught.
+
+        ``slide_aspect`` is the slide's width / height, used to lay pictures out on the tile
+        canvas (their boxes are in slide-frame fractions).
+        """
+        result = ScreenResult()
+        decoded: dict[str, np.ndarray | None] = {}
+        canvas_items: list[tuple[PictureBlob, np.ndarray]] = []
+        for pic in pictures:
+            sha = hashlib.sha256(pic.blob).hexdigest()
+            if sha not in decoded:
+                try:
+                    decoded[sha] = decode_rgb(pic.blob, pic.member)
+                except ImagePrepError as exc:
+                    decoded[sha] = None
+                    reason = str(exc).split(": ", 1)[-1]
+                    if sha != self._ref_sha:
+                        result.unscreened.append(f"{pic.owner} [{pic.member}]: {reason}")
+            rgb = decoded[sha]
+            if self._approved(sha, rgb):
+                result.approved.append(pic.owner)
+                continue
+            if sha == self._ref_sha:
+                result.findings.append(CopyFinding(pic.owner, "exact", 1.0))
+                continue
+            if rgb is None:
+                continue
+            grey = _grey(rgb)
+            canvas_items.append((pic, grey))
+            whole = self._whole_match(grey)
+            if whole >= MATCH_NCC:
+                result.findings.append(CopyFinding(pic.owner, "whole", whole))
+                continue
+            if _ink_fraction(grey) < MIN_INK_FRACTION:
+                continue
+            score, box = self._best_match(grey, min_area=MIN_CROP_AREA_FRACTION)
+            if score >= MATCH_NCC and box is not None:
+                checked = self._verify(grey, box)
+                if checked >= VERIFY_NCC:
+                    result.findings.append(CopyFinding(pic.owner, "crop", min(score, checked), box))
+        flagged = {f.owner for f in result.findings}
+        rest = [(p, g) for p, g in canvas_items if p.owner not in flagged]
+        if len(rest) >= 2:
+            finding = self._screen_tiles(rest, slide_aspect)
+            if finding is not None:
+                result.findings.append(finding)
+        return result
+
+    def _screen_tiles(
+        self, items: list[tuple[PictureBlob, np.ndarray]], slide_aspect: float
+    ) -> CopyFinding | None:
+        """Paste the pictures onto a white slide canvas where they are drawn, then screen the
+        covered region as one crop (catches the reference cut into tiles)."""
+        xs0 = min(p.bbox.x for p, _ in items)
+        ys0 = min(p.bbox.y for p, _ in items)
+        xs1 = max(p.bbox.x2 for p, _ in items)
+        ys1 = max(p.bbox.y2 for p, _ in items)
+        if xs1 - xs0 <= 0 or ys1 - ys0 <= 0:
+            return None
+        # Canvas pixels per slide-frame unit: k vertically, k * slide_aspect horizontally.
+        span_w = (xs1 - xs0) * slide_aspect
+        span_h = ys1 - ys0
+        k = CANVAS_SIDE_PX / max(span_w, span_h)
+        unit_aspect = slide_aspect
+        cw, ch = max(int(round(span_w * k)), 2), max(int(round(span_h * k)), 2)
+        canvas = np.full((ch, cw), 255, dtype=np.uint8)
+        for pic, grey in items:
+            x0 = int(round((pic.bbox.x - xs0) * unit_aspect * k))
+            y0 = int(round((pic.bbox.y - ys0) * k))
+            w = int(round(pic.bbox.w * unit_aspect * k))
+            h = int(round(pic.bbox.h * k))
+            if w < 1 or h < 1:
+                continue
+            x1, y1 = min(x0 + w, cw), min(y0 + h, ch)
+            if x1 <= max(x0, 0) or y1 <= max(y0, 0):
+                continue
+            patch = cv2.resize(grey, (w, h), interpolation=cv2.INTER_AREA)
+            canvas[max(y0, 0) : y1, max(x0, 0) : x1] = patch[
+                max(-y0, 0) : y1 - y0, max(-x0, 0) : x1 - x0
+            ]
+        owners = ", ".join(p.owner for p, _ in items)
+        whole = self._whole_match(canvas)
+        if whole >= MATCH_NCC:
+            return CopyFinding(
+                f"pictures {owners} (tiles)", "tiles", whole, Box(x=0, y=0, w=1, h=1)
+            )
+        score, box = self._best_match(canvas, min_area=MIN_CROP_AREA_FRACTION)
+        if score >= MATCH_NCC and box is not None:
+            checked = self._verify(canvas, box)
+            if checked >= VERIFY_NCC:
+                return CopyFinding(f"pictures {owners} (tiles)", "tiles", min(score, checked), box)
+        return None

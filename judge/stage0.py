@@ -1,0 +1,468 @@
+"""Stage 0, the artifact gate: deterministic checks that a candidate is a valid artifact.
+
+:func:`validate` runs the checks of :data:`judge.schema.CHECK_NAMES` in order and returns an
+:class:`~judge.schema.ArtifactReport` (valid = every check passed). A file that cannot be
+checked at all (missing, unreadable) raises :class:`~judge.errors.PackageError`; a broken or
+hostile file gives an invalid report. Rendering is injected as a callback so this module does
+not depend on LibreOffice.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import numpy as np
+
+from judge.copydetect import ReferenceScreen
+from judge.errors import (
+    ImagePrepError,
+    PackageError,
+    PackageStructureError,
+    RenderError,
+    UnsafePackageError,
+)
+from judge.ooxml import LoadedSlide, load_slide
+from judge.package import SafePackage, open_package
+from judge.prepare import border_background, content_box, load_rgb
+from judge.schema import (
+    CHECK_NAMES,
+    ArtifactReport,
+    CheckResult,
+    ObjectAudit,
+    RenderResult,
+    SlideObject,
+)
+
+MIN_EDITABLE_COMPONENTS = 3
+"""The protocol's minimum of native editable components (PPTBench Stage 0)."""
+BOUNDS_TOLERANCE = 0.02
+"""How far (fraction of the slide width/height) a shape may reach past a slide edge before it
+is reported: anti-aliasing, outline widths and hand placement overshoot by a little."""
+MAX_PICTURE_CANVAS_FRACTION = 0.5
+"""A single picture covering more than this fraction of the slide is flagged as a raster stand-in
+for the diagram ("a picture covering most of the canvas")."""
+MAX_LISTED = 8
+"""Most offenders named in one check's detail (the parts list keeps them all)."""
+
+Render = Callable[[Path], RenderResult]
+
+EDITABLE_TYPES = frozenset({"text_box", "autoshape", "connector", "line", "freeform", "table"})
+"""Object types that count as native editable components (placeholders count when they hold
+text, see :func:`audit_objects`)."""
+
+P_NS = "{http://schemas.openxmlformats.org/presentationml/2006/main}"
+REL_BASE = "http://schemas.openxmlformats.org/officeDocument/2006/relationships/"
+FONT_REL_TYPES = frozenset({REL_BASE + "font"})
+EMBED_REL_SUFFIXES = ("/oleObject", "/package", "/embeddings")
+"""Relationship types (by suffix) that embed another document or attachment."""
+ACTIVEX_REL_SUFFIXES = ("/control", "/activeXControl", "/activeXControlBinary")
+MACRO_REL_SUFFIXES = (
+    "/vbaProject",
+    "/vbaProjectSignature",
+    "/wordVbaData",
+    "/keyMapCustomizations",
+)
+FONT_CONTENT_MARKERS = ("fontdata", "obfuscatedfont", "font-ttf", "x-font", "font/", "opentype")
+"""Substrings of content types of font parts (``application/x-fontdata``, ...)."""
+EMBED_CONTENT_MARKERS = ("oleobject",)
+EMBED_EXTENSIONS = (".docx", ".xlsx", ".pptx", ".xls", ".doc", ".ppt", ".docm", ".xlsm")
+"""Office documents anywhere in the package are attachments."""
+ACTIVEX_CONTENT_MARKERS = ("activex",)
+MACRO_CONTENT_MARKERS = ("vbaproject", "macroenabled", "vbadata")
+FONT_EXTENSIONS = (".fntdata", ".odttf", ".ttf", ".otf", ".eot", ".woff", ".woff2")
+EMBED_PREFIXES = ("ppt/embeddings/",)
+ACTIVEX_PREFIXES = ("ppt/activeX/", "ppt/activex/")
+
+
+def _ok(name: str, detail: str) -> CheckResult:
+    return CheckResult(name=name, passed=True, detail=detail)
+
+
+def _fail(name: str, detail: str, parts: list[str] | None = None) -> CheckResult:
+    return CheckResult(name=name, passed=False, detail=detail, parts=parts or [])
+
+
+def _skip(name: str, why: str, passed: bool = False) -> CheckResult:
+    return CheckResult(name=name, passed=passed, detail=why, skipped=True)
+
+
+def _listing(items: list[str]) -> str:
+    head = "; ".join(items[:MAX_LISTED])
+    more = len(items) - MAX_LISTED
+    return head + (f"; and {more} more" if more > 0 else "")
+
+
+def _label(obj: SlideObject) -> str:
+    return f'"{obj.name}" (id {obj.id})'
+
+
+# --------------------------------------------------------------------------------------------
+# Audit
+
+
+def audit_objects(loaded: LoadedSlide) -> ObjectAudit:
+    """Counts of the first slide's objects; group members count by their own type.
+
+    Placeholders count as text boxes (and as editable) when they hold text; empty placeholders
+    render nothing and count as ``other``.
+    """
+    audit = ObjectAudit()
+    for obj in loaded.tree.objects:
+        t = obj.type
+        if t == "text_box" or (t == "placeholder" and obj.text.strip()):
+            audit.text_boxes += 1
+        elif t == "autoshape":
+            audit.autoshapes += 1
+        elif t == "connector":
+            audit.connectors += 1
+        elif t in ("line", "freeform"):
+            audit.lines += 1
+        elif t == "group":
+            audit.groups += 1
+        elif t == "table":
+            audit.tables += 1
+        elif t == "picture":
+            audit.pictures += 1
+        elif t == "chart":
+            audit.charts += 1
+        else:
+            audit.other += 1
+        if t in EDITABLE_TYPES or (t == "placeholder" and obj.text.strip()):
+            audit.editable_components += 1
+    area = 0.0
+    for pic in loaded.pictures:
+        if pic.is_picture_shape:
+            area += _clipped_area(pic.bbox.x, pic.bbox.y, pic.bbox.w, pic.bbox.h)
+    audit.picture_area_ratio = round(min(area, 1.0), 4)
+    return audit
+
+
+def _clipped_area(x: float, y: float, w: float, h: float) -> float:
+    """Area (slide fractions squared) of a box clipped to the slide."""
+    cw = max(0.0, min(x + w, 1.0) - max(x, 0.0))
+    ch = max(0.0, min(y + h, 1.0) - max(y, 0.0))
+    return cw * ch
+
+
+# --------------------------------------------------------------------------------------------
+# Package-level checks (relationships and parts)
+
+
+def _check_external(pkg: SafePackage) -> CheckResult:
+    name = "no_external_relationships"
+    found = []
+    for rels in pkg.rels_parts():
+        for rel in pkg.relationships(rels):
+            if rel.external:
+                found.append(f"{rels}: {rel.id} {rel.short_type} -> {rel.target}")
+    if found:
+        return _fail(name, f"{len(found)} external relationship(s): {_listing(found)}", found)
+    return _ok(name, f"no external relationship in {len(pkg.rels_parts())} .rels parts")
+
+
+def _scan(
+    pkg: SafePackage,
+    *,
+    rel_types: frozenset[str] = frozenset(),
+    rel_suffixes: tuple[str, ...] = (),
+    ct_markers: tuple[str, ...] = (),
+    prefixes: tuple[str, ...] = (),
+    extensions: tuple[str, ...] = (),
+    exclude_ct: tuple[str, ...] = (),
+) -> list[str]:
+    """Offending parts and relationships, described; each package member is listed once."""
+    found: list[str] = []
+    for member in pkg.names:
+        ct = (pkg.content_type(member) or "").lower()
+        low = member.lower()
+        if any(e in ct for e in exclude_ct):
+            continue
+        if (
+            any(m in ct for m in ct_markers)
+            or low.startswith(tuple(p.lower() for p in prefixes))
+            or low.endswith(extensions)
+        ):
+            found.append(f"{member} ({ct or 'no content type'})")
+    for rels in pkg.rels_parts():
+        for rel in pkg.relationships(rels):
+            if rel.type in rel_types or rel.type.endswith(rel_suffixes):
+                found.append(f"{rels}: {rel.id} {rel.short_type} -> {rel.target}")
+    return found
+
+
+def _check_fonts(pkg: SafePackage) -> CheckResult:
+    name = "no_embedded_fonts"
+    found = _scan(
+        pkg,
+        rel_types=FONT_REL_TYPES,
+        ct_markers=FONT_CONTENT_MARKERS,
+        prefixes=("ppt/fonts/",),
+        extensions=FONT_EXTENSIONS,
+        exclude_ct=("fonttable",),
+    )
+    root = pkg.xml(pkg.main_part)
+    lst = root.find(f"{P_NS}embeddedFontLst")
+    if lst is not None and len(lst):
+        found.append(f"{pkg.main_part}: embeddedFontLst with {len(lst)} font(s)")
+    if found:
+        return _fail(name, f"embedded fonts: {_listing(found)}", found)
+    return _ok(name, "no embedded font parts or font list")
+
+
+def _check_embedded(pkg: SafePackage, related: list[str]) -> CheckResult:
+    name = "no_embedded_objects"
+    found = _scan(
+        pkg,
+        rel_suffixes=EMBED_REL_SUFFIXES,
+        ct_markers=EMBED_CONTENT_MARKERS,
+        prefixes=EMBED_PREFIXES,
+        extensions=EMBED_EXTENSIONS,
+        exclude_ct=("vbaproject", "activex", "printersettings"),
+    )
+    # Keep macro and ActiveX binaries for their own checks; printer settings are not objects.
+    found = [
+        f
+        for f in found
+        if "vbaproject" not in f.lower()
+        and "activex" not in f.lower()
+        and "printersettings" not in f.lower()
+    ]
+    for part in related:
+        root = pkg.xml(part)
+        if root.find(f".//{P_NS}oleObj") is not None:
+            found.append(f"{part}: p:oleObj element")
+    if found:
+        return _fail(name, f"embedded objects/attachments: {_listing(found)}", found)
+    return _ok(name, "no OLE objects, packages or attachments")
+
+
+def _check_activex(pkg: SafePackage, related: list[str]) -> CheckResult:
+    name = "no_activex"
+    found = _scan(
+        pkg,
+        rel_suffixes=ACTIVEX_REL_SUFFIXES,
+        ct_markers=ACTIVEX_CONTENT_MARKERS,
+        prefixes=ACTIVEX_PREFIXES,
+    )
+    for part in related:
+        root = pkg.xml(part)
+        if root.find(f".//{P_NS}control") is not None:
+            found.append(f"{part}: p:control element")
+    if found:
+        return _fail(name, f"ActiveX controls: {_listing(found)}", found)
+    return _ok(name, "no ActiveX controls")
+
+
+def _check_macros(pkg: SafePackage) -> CheckResult:
+    name = "no_macros"
+    found = _scan(
+        pkg,
+        rel_suffixes=MACRO_REL_SUFFIXES,
+        ct_markers=MACRO_CONTENT_MARKERS,
+        extensions=("vbaproject.bin", "vbaprojectsignature.bin"),
+    )
+    if pkg.path.suffix.lower() in (".pptm", ".potm", ".ppsm"):
+        found.append(f"{pkg.path.name}: macro-enabled file type {pkg.path.suffix}")
+    if found:
+        return _fail(name, f"macros: {_listing(found)}", found)
+    return _ok(name, "no VBA project and not a macro-enabled package")
+
+
+# --------------------------------------------------------------------------------------------
+# Slide-level checks
+
+
+def _check_one_slide(loaded: LoadedSlide) -> CheckResult:
+    n = loaded.slide_count
+    if n == 1:
+        return _ok("one_slide", f"exactly one slide ({loaded.slide_part})")
+    return _fail("one_slide", f"{n} slides; the protocol requires exactly one")
+
+
+def _check_editable(audit: ObjectAudit) -> CheckResult:
+    n = audit.editable_components
+    counts = (
+        f"{audit.text_boxes} text boxes, {audit.autoshapes} autoshapes, {audit.connectors} "
+        f"connectors, {audit.lines} lines/freeforms, {audit.tables} tables"
+    )
+    if n >= MIN_EDITABLE_COMPONENTS:
+        return _ok("editable_components", f"{n} native editable components ({counts})")
+    return _fail(
+        "editable_components",
+        f"only {n} native editable components, at least {MIN_EDITABLE_COMPONENTS} required "
+        f"({counts}; {audit.pictures} pictures do not count)",
+    )
+
+
+def _check_bounds(loaded: LoadedSlide) -> CheckResult:
+    tol = BOUNDS_TOLERANCE
+    out = []
+    for obj in loaded.tree.objects:
+        b = obj.bbox
+        if b.x < -tol or b.y < -tol or b.x2 > 1 + tol or b.y2 > 1 + tol:
+            out.append(
+                f"{_label(obj)} at x={b.x:.2f}..{b.x2:.2f}, y={b.y:.2f}..{b.y2:.2f} of the slide"
+            )
+    if out:
+        return _fail(
+            "object_bounds",
+            f"{len(out)} shape(s) beyond the slide by more than {tol:.0%}: {_listing(out)}",
+            out,
+        )
+    return _ok("object_bounds", f"all {len(loaded.tree.objects)} shapes within the slide")
+
+
+def _check_reference_copy(
+    loaded: LoadedSlide, reference: Path | None, assets_dir: Path | None
+) -> CheckResult:
+    name = "no_reference_copy"
+    tree = loaded.tree
+    aspect = tree.slide_width_pt / tree.slide_height_pt if tree.slide_height_pt else 4 / 3
+    problems: list[str] = []
+    notes: list[str] = []
+    approved: set[str] = set()
+    if reference is not None:
+        screen = ReferenceScreen(reference, assets_dir)
+        result = screen.screen(loaded.pictures, aspect)
+        problems.extend(f.describe() for f in result.findings)
+        approved = set(result.approved)
+        if result.approved:
+            notes.append(f"{len(result.approved)} approved asset(s)")
+        if result.unscreened:
+            notes.append(f"not decodable, not screened: {_listing(result.unscreened)}")
+    for pic in loaded.pictures:
+        if not pic.is_picture_shape or pic.owner in approved:
+            continue
+        frac = _clipped_area(pic.bbox.x, pic.bbox.y, pic.bbox.w, pic.bbox.h)
+        if frac > MAX_PICTURE_CANVAS_FRACTION:
+            problems.append(
+                f"{pic.owner} covers {frac:.0%} of the slide (over "
+                f"{MAX_PICTURE_CANVAS_FRACTION:.0%}: a raster in place of the diagram)"
+            )
+    if problems:
+        return _fail(name, _listing(problems), problems)
+    n = len(loaded.pictures)
+    if reference is None:
+        detail = f"{n} image(s); no reference given: only the canvas-coverage rule was applied"
+    else:
+        detail = f"{n} image(s) screened against {reference.name}: none copies it"
+    if notes:
+        detail += " (" + "; ".join(notes) + ")"
+    return _ok(name, detail)
+
+
+def _check_render(pptx: Path, render: Render | None) -> CheckResult:
+    name = "renders"
+    if render is None:
+        return _skip(name, "not rendered (--no-render)", passed=True)
+    try:
+        result = render(pptx)
+    except RenderError as exc:
+        return _fail(name, f"LibreOffice could not render it: {exc}")
+    try:
+        rgb = np.asarray(load_rgb(Path(result.png)))
+    except ImagePrepError as exc:
+        return _fail(name, f"render unreadable: {exc}")
+    bg = border_background(rgb)
+    if content_box(rgb, bg) is None:
+        return _fail(name, f"render is blank ({result.width_px}x{result.height_px} px, all {bg})")
+    return _ok(name, f"rendered {result.width_px}x{result.height_px} px in {result.seconds:.2f} s")
+
+
+# --------------------------------------------------------------------------------------------
+# The gate
+
+
+def validate(
+    pptx: Path,
+    reference: Path | None = None,
+    assets_dir: Path | None = None,
+    render: Render | None = None,
+) -> ArtifactReport:
+    """Run every Stage 0 check on ``pptx``; see the module docstring.
+
+    ``reference``: the task's reference PNG (pictures are screened against it); ``assets_dir``:
+    approved task assets; ``render``: renders the deck (returns a RenderResult or raises
+    RenderError), None to skip the renders check (reported as skipped, passed).
+    Raises PackageError when the file cannot be checked at all (missing, unreadable), and
+    ImagePrepError when the reference itself is unreadable.
+    """
+    t0 = time.perf_counter()
+    pptx = Path(pptx)
+    if not pptx.exists():
+        raise PackageError(f"{pptx}: no such file")
+    if not pptx.is_file():
+        raise PackageError(f"{pptx}: not a regular file")
+    checks: dict[str, CheckResult] = {}
+    pkg: SafePackage | None = None
+    loaded: LoadedSlide | None = None
+    try:
+        pkg = open_package(pptx)
+        checks["safe_to_read"] = _ok(
+            "safe_to_read",
+            f"{len(pkg.members)} members, {pkg.total_bytes} bytes uncompressed, within bounds; "
+            "no DOCTYPE/ENTITY in any XML part",
+        )
+        loaded = load_slide(pkg)
+        checks["opens"] = _ok(
+            "opens", f"PowerPoint package, main part {pkg.main_part}, {loaded.slide_count} slide(s)"
+        )
+    except UnsafePackageError as exc:
+        checks["opens"] = _fail("opens", "not opened: unsafe to read (see safe_to_read)")
+        checks["safe_to_read"] = _fail("safe_to_read", _reason(exc, pptx))
+    except PackageStructureError as exc:
+        checks["opens"] = _fail("opens", _reason(exc, pptx))
+        checks.setdefault("safe_to_read", _ok("safe_to_read", "members within bounds"))
+    except PackageError as exc:
+        if not pptx.exists():
+            raise
+        checks["opens"] = _fail("opens", _reason(exc, pptx))
+        checks["safe_to_read"] = _skip("safe_to_read", "not checked: the file did not open")
+    if pkg is not None and loaded is not None:
+        audit = audit_objects(loaded)
+        p, ld = pkg, loaded
+        runs: dict[str, Callable[[], CheckResult]] = {
+            "one_slide": lambda: _check_one_slide(ld),
+            "editable_components": lambda: _check_editable(audit),
+            "no_external_relationships": lambda: _check_external(p),
+            "no_embedded_fonts": lambda: _check_fonts(p),
+            "no_embedded_objects": lambda: _check_embedded(p, ld.related_parts),
+            "no_activex": lambda: _check_activex(p, ld.related_parts),
+            "no_macros": lambda: _check_macros(p),
+            "object_bounds": lambda: _check_bounds(ld),
+            "no_reference_copy": lambda: _check_reference_copy(ld, reference, assets_dir),
+        }
+        for name, run in runs.items():
+            try:
+                checks[name] = run()
+            except PackageError as exc:  # a part the check needs is malformed or hostile
+                checks[name] = _fail(name, f"could not be checked: {_reason(exc, pptx)}")
+        if checks["safe_to_read"].passed:
+            checks["renders"] = _check_render(pptx, render)
+        tree = loaded.tree
+        report_audit: ObjectAudit | None = audit
+        width, height = tree.slide_width_pt, tree.slide_height_pt
+    else:
+        why = "not checked: the file did not open"
+        for name in CHECK_NAMES:
+            checks.setdefault(name, _skip(name, why))
+        report_audit, width, height = None, None, None
+    ordered = [checks[name] for name in CHECK_NAMES]
+    return ArtifactReport(
+        path=str(pptx),
+        valid=all(c.passed for c in ordered),
+        checks=ordered,
+        audit=report_audit,
+        slide_width_pt=width,
+        slide_height_pt=height,
+        seconds=round(time.perf_counter() - t0, 4),
+    )
+
+
+def _reason(exc: Exception, pptx: Path) -> str:
+    """The error message without the leading file path (the report already names the file)."""
+    msg = str(exc)
+    prefix = f"{pptx}:"
+    return msg[len(prefix) :].strip() if msg.startswith(prefix) else msg
