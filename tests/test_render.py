@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import http.server
 import json
 import os
 import signal
@@ -13,6 +14,8 @@ import numpy as np
 import pytest
 from PIL import Image
 from pptx import Presentation
+from pptx.opc.constants import RELATIONSHIP_TYPE as RT
+from pptx.oxml.ns import qn
 from pptx.util import Inches, Pt
 from typer.testing import CliRunner
 
@@ -206,6 +209,45 @@ def test_soffice_crash_during_render_is_render_error_and_instance_restarts(
     assert not isinstance(outcome[0], RenderTimeout)
     assert "heavy.pptx" in str(outcome[0]) and "crashed" in str(outcome[0])
     render_pool.render(make_deck(tmp_path / "fine.pptx", ["Fine"]), tmp_path / "f.png", dpi=50)
+
+
+@pytest.mark.slow
+def test_linked_image_in_deck_is_never_fetched(render_pool: RenderPool, tmp_path: Path) -> None:
+    requests: list[str] = []
+
+    class Recorder(http.server.BaseHTTPRequestHandler):
+        def do_GET(self) -> None:  # noqa: N802 - http.server's naming
+            requests.append(f"{self.command} {self.path}")
+            self.send_response(200)
+            self.send_header("Content-Type", "image/png")
+            self.end_headers()
+            self.wfile.write(png.read_bytes())
+
+        do_HEAD = do_OPTIONS = do_PROPFIND = do_GET  # noqa: N815
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    png = tmp_path / "red.png"
+    Image.new("RGB", (40, 40), (255, 0, 0)).save(png)
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Recorder)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        prs = Presentation()
+        slide = prs.slides.add_slide(prs.slide_layouts[6])
+        pic = slide.shapes.add_picture(str(png), Inches(1), Inches(1), Inches(3), Inches(3))
+        url = f"http://127.0.0.1:{server.server_address[1]}/linked.png"
+        rid = slide.part.relate_to(url, RT.IMAGE, is_external=True)
+        blip = pic._element.blipFill.find(qn("a:blip"))
+        del blip.attrib[qn("r:embed")]
+        blip.set(qn("r:link"), rid)  # the picture now lives at the URL, not in the package
+        deck = tmp_path / "linked.pptx"
+        prs.save(str(deck))
+        render_pool.render(deck, tmp_path / "linked.png", dpi=50)
+    finally:
+        server.shutdown()
+        server.server_close()
+    assert requests == []  # plain `soffice --convert-to pdf` sends OPTIONS and GET here
 
 
 @pytest.mark.slow
