@@ -16,6 +16,10 @@ _MODULES: list[str] = [
     "judge.tools.view",
     "judge.tools.tree",
     "judge.tools.measure",
+    "judge.tools.ocr",
+    "judge.tools.nodes",
+    "judge.tools.arrows",
+    "judge.tools.diff",
 ]
 
 

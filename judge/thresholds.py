@@ -1,0 +1,183 @@
+"""Every threshold of the built-in judge and its measurement tools, named once, with its reason.
+
+Units are in the names or comments: ``_PX`` pixels of the full-resolution image being measured,
+``_FRAC`` 0-1 fractions, ``_DE`` CIEDE2000 colour difference units, ``_PT`` points.
+Pixel sizes that must follow the image's resolution are given per 1000 pixels of the image's
+shorter side (``_PER_KPX``) and scaled by :func:`scaled_px`.
+
+The taxonomy's numbers (tiers, staircase, weights) are NOT here: they live only in the taxonomy
+file. The Stage 2 gate fractions (30 % / 50 %) are the protocol's, restated here once for the
+builtin policy because the protocol names them in prose only.
+"""
+
+from __future__ import annotations
+
+# ------------------------------------------------------------------------------------------
+# Raster basics
+
+INK_DIFF = 28
+"""Max channel difference from the local background that counts as ink. Higher than the
+preparation's content threshold (10) because anti-aliased edges and JPEG noise of references
+otherwise turn box interiors speckled; real strokes and fills differ by far more."""
+
+LINE_INK_DIFF = 60
+"""Lines are read from stronger ink: LibreOffice's default soft shadows reach a difference of
+about 47 from white, connector strokes are far darker (black or saturated colours)."""
+
+SHADOW_MAX_SPREAD = 12
+"""Shadows are neutral grey: channel spread at most this (pastel fills have 20+)."""
+
+SHADOW_MAX_DIFF = 64
+"""... light (within this of the background) ..."""
+
+SHADOW_MIN_GRADIENT = 4
+"""... and blurred: a 3x3 grey-level gradient of at least this (uniform fills have ~0)."""
+
+LINE_OPEN_PER_KPX = 14.0
+"""Opening kernel (px per 1000 px of the short side) that removes lines, text strokes and most
+arrowheads but keeps node boxes: lines are 1-4 px, text strokes 2-4 px and LibreOffice's
+default arrowheads 7-8 px at 720 px; boxes are 30+ px thick."""
+
+MIN_NODE_SIDE_PER_KPX = 28.0
+"""Smallest node side (px per 1000 px of the short side): a one-line label box at the smallest
+legible font is about 30 px tall at 720 px; arrowheads (10-20 px) stay below it."""
+
+MIN_NODE_EXTENT = 0.45
+"""Smallest area / bounding-box-area of a node blob: rectangles ~1, ellipses 0.785, diamonds 0.5;
+below this a blob is a merge of lines and boxes, not a node."""
+
+HOLE_FILL_MIN_EXTENT = 0.60
+"""A hole in the ink (the interior of an outlined box or panel) is filled only when it covers this
+share of its bounding box: a panel's hole loses the nodes and line loops attached inside it
+(up to ~30 %); loops closed through nodes are rejected separately (nodes straddle them)."""
+
+CONTAINER_MIN_CHILDREN = 1
+"""A blob with at least this many node-like blobs inside it is a panel (container), not a node."""
+
+CORNER_SHARP_PX = 1.5
+"""Diagonal inset (px) of a square corner after anti-aliasing; insets above it are rounding."""
+
+# ------------------------------------------------------------------------------------------
+# Lines and arrowheads
+
+DASH_CLOSE_PER_KPX = 14.0
+"""Closing kernel (px per 1000 px) that joins the dashes of a dashed line into one component;
+dash gaps are 3-8 px at 720 px (LibreOffice's 1.5 pt dash: 6 px)."""
+
+CONTACT_MARGIN_PER_KPX = 12.0
+"""A line touches a node when it comes within this distance (px per 1000 px) of the node's box:
+connectors end on the box border; arrowhead tips stop 0-6 px short at 720 px."""
+
+HEAD_REACH_PER_KPX = 45.0
+"""How far from a contact point (px per 1000 px) an arrowhead is looked for: heads are 10-20 px
+long at 720 px."""
+
+HEAD_THICKNESS_RATIO = 1.7
+"""An end carries a head when its local thickness (distance-transform max) exceeds the shaft's by
+this ratio: heads are 2-3x thicker than the shaft (measured on LibreOffice renders)."""
+
+HEAD_MIN_EXTRA_PX = 1.0
+"""... and its half-thickness by at least this many pixels, so anti-aliased 1 px shafts do not
+look headed (a partly erased LibreOffice head at 96 dpi measures +1.3 px)."""
+
+MIN_EDGE_LENGTH_PER_KPX = 18.0
+"""Ink components smaller than this (px per 1000 px, longest side) are specks or text, not lines."""
+
+# ------------------------------------------------------------------------------------------
+# OCR
+
+OCR_MIN_CONFIDENCE = 0.5
+"""Lines below this recognition score are dropped (rapidocr's own default text_score)."""
+
+OCR_CONFIDENT = 0.85
+"""A label read at or above this score is confident enough to fail a gate on."""
+
+# ------------------------------------------------------------------------------------------
+# Graph matching
+
+LABEL_MATCH_MAX_DISTANCE = 0.5
+"""Normalised edit distance up to which two labels may be the same node (OCR slips are 0-0.2,
+different words are above 0.6)."""
+
+LABEL_CHANGED_MIN_DISTANCE = 0.2
+"""Matched labels further apart than this (normalised edit distance) are a changed label when
+both readings are confident: one OCR slip in a 6+ character word stays below it."""
+
+POSITION_WEIGHT = 1.0
+"""Weight of normalised position distance (0-1 after alignment) against label distance in the
+matching cost: labels decide, position breaks ties and matches unlabelled nodes."""
+
+UNLABELLED_MATCH_MAX_POSITION = 0.12
+"""Unlabelled nodes match only when their aligned centres are this close (fraction of the
+diagram's extent)."""
+
+MIN_ALIGN_NODES = 3
+"""A similarity fit (scale + translation) needs at least this many matched nodes."""
+
+# ------------------------------------------------------------------------------------------
+# Stage 2 (render / text gate): the protocol's fractions
+
+RENDER_DEFECT_MAX_FRAC = 0.30
+"""Protocol: black regions, tearing, ghosting or blank blocks over 30 % of the figure fail."""
+
+TEXT_DEFECT_MAX_FRAC = 0.50
+"""Protocol: over 50 % of text boxes overflowing, overlapping or breaking improperly fail."""
+
+BLACK_LEVEL = 40
+"""A pixel darker than this on every channel is black ink (text is thin; blocks are counted by
+area after opening)."""
+
+BLANK_BLOCK_MIN_FRAC = 0.02
+"""Blank/black blocks smaller than this share of the figure are noise, not rendering defects."""
+
+# ------------------------------------------------------------------------------------------
+# Text fit (from LibreOffice's SVG export)
+
+OVERFLOW_TOLERANCE_FRAC = 0.06
+"""Text extending beyond its shape by more than this share of the shape's height (or width)
+overflows; below it is glyph overshoot and line spacing rounding."""
+
+TEXT_OVERLAP_MIN_FRAC = 0.15
+"""Two text frames' rendered text boxes overlap when the intersection exceeds this share of the
+smaller one; kerning-level touching does not count."""
+
+# ------------------------------------------------------------------------------------------
+# Stage 3 (detail findings)
+
+DISPLACEMENT_FRAC = 0.05
+"""A matched node is displaced when its centre, after global alignment, is off by more than 5 %
+of the diagram's larger extent (about one node margin)."""
+
+SPACING_CHANGE_FRAC = 0.25
+"""Gap between neighbouring nodes changed by more than 25 % (relative) is a spacing finding."""
+
+ALIGN_TOLERANCE_FRAC = 0.012
+"""Two node centres are aligned (same row/column) when within 1.2 % of the diagram's extent."""
+
+PROPORTION_CHANGE_FRAC = 0.12
+"""The diagram's aspect ratio changed by more than 12 % is a panel-proportion finding."""
+
+FONT_SIZE_RATIO = 1.25
+"""Text height differing from the reference's by more than this factor (either way), after
+global scale, is a font-size finding (one step of the usual size ladder is ~1.2)."""
+
+COLOUR_DE = 12.0
+"""CIEDE2000 above this is a different colour (JND is ~2.3; anti-aliasing and JPEG stay under
+8; a different hue or clearly different shade is above 15)."""
+
+CORNER_RADIUS_FRAC = 0.06
+"""Corner radius (fraction of the box's short side) differing by more than this is a finding;
+square vs the default rounded rectangle (0.17) is well above it."""
+
+LINE_WIDTH_RATIO = 1.8
+"""Shaft thickness differing by more than this factor is a line-width finding."""
+
+WRAP_EXTRA_LINES = 1
+"""A frame rendered with at least this many more lines than the reference label is a wrap
+finding."""
+
+
+def scaled_px(per_kpx: float, shape: tuple[int, ...], minimum: int = 1) -> int:
+    """A ``_PER_KPX`` threshold in pixels of an image of ``shape`` (rows, cols, ...)."""
+    short = min(shape[0], shape[1])
+    return max(minimum, int(round(per_kpx * short / 1000.0)))

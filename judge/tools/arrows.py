@@ -1,0 +1,250 @@
+"""Lines and arrowheads on a raster: which node each line touches and which end carries a head.
+
+Method (measured on LibreOffice renders, see issue 5): paint every detected blob with its own
+interior colour to get a local-background map, take the ink that differs from it, erase the node
+blobs, panel borders and free text, join dashes by a closing, and take connected components.
+Each component touching two or more nodes is a (possibly branching or elbow) connection; at each
+touch point the distance transform's maximum nearby says whether an arrowhead sits there (heads
+are 2-3x thicker than shafts). Pixels are those of the measured image (the image frame).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+import cv2
+import numpy as np
+
+from judge.thresholds import (
+    CONTACT_MARGIN_PER_KPX,
+    DASH_CLOSE_PER_KPX,
+    HEAD_MIN_EXTRA_PX,
+    HEAD_REACH_PER_KPX,
+    HEAD_THICKNESS_RATIO,
+    MIN_EDGE_LENGTH_PER_KPX,
+    scaled_px,
+)
+from judge.tools.base import Tool, ToolContext, ToolOutput
+from judge.tools.nodes import Blob, blobs_cached, border_bgr, erode, ink_mask
+from judge.tools.ocr import box_to_frame, memo, ocr_full
+
+DASH_MIN_PIECES = 4
+"""A line made of at least this many separate ink pieces (joined only by the closing) is dashed."""
+
+
+@dataclass
+class Contact:
+    """Where a line touches a node: ``node`` indexes the endpoint list given to detect_lines."""
+
+    node: int
+    point: tuple[float, float]
+    head: bool
+    thickness_px: float
+    """Largest local thickness (2 x distance-transform max) near the touch point."""
+
+
+@dataclass
+class LineComp:
+    """One connected line drawing (possibly branching). Image-frame pixels."""
+
+    box: tuple[int, int, int, int]
+    thickness_px: float
+    """Shaft thickness (2 x median ridge distance)."""
+    dashed: bool
+    length_px: float
+    contacts: list[Contact] = field(default_factory=list)
+    pieces: int = 1
+
+    def edges(self) -> list[tuple[int, int, str]]:
+        """(source, target, confidence) pairs between endpoint indices.
+
+        ``high``: exactly two nodes and one head; ``medium``: branching lines with heads on some
+        ends; ``undirected``: no head seen (direction unknown).
+        """
+        nodes = {}
+        for c in self.contacts:
+            prev = nodes.get(c.node)
+            nodes[c.node] = c if prev is None or (c.head and not prev.head) else prev
+        cs = list(nodes.values())
+        if len(cs) < 2:
+            return []
+        heads = [c for c in cs if c.head]
+        tails = [c for c in cs if not c.head]
+        out: list[tuple[int, int, str]] = []
+        if heads and tails:
+            conf = "high" if len(cs) == 2 else "medium"
+            for t in tails:
+                for h in heads:
+                    out.append((t.node, h.node, conf))
+        elif heads:  # every end headed: bidirectional
+            for a in heads:
+                for b in heads:
+                    if a.node != b.node:
+                        out.append((a.node, b.node, "medium" if len(cs) == 2 else "low"))
+        else:
+            for i, a in enumerate(cs):
+                for b in cs[i + 1 :]:
+                    out.append((a.node, b.node, "undirected"))
+        return out
+
+
+def background_map(img: np.ndarray, blobs: list[Blob]) -> np.ndarray:
+    """HxWx3 map of the local background: the image background, with each blob painted in its
+    interior colour (children over parents)."""
+    bgmap = np.empty_like(img)
+    bgmap[:] = border_bgr(img)
+    for b in blobs:
+        x, y, w, h = b.box
+        view = bgmap[y : y + h, x : x + w]
+        view[b.mask] = b.interior_bgr
+    return bgmap
+
+
+def detect_lines(
+    img: np.ndarray,
+    blobs: list[Blob],
+    endpoints: list[int],
+    text_boxes: list[tuple[float, float, float, float]] = (),  # type: ignore[assignment]
+) -> list[LineComp]:
+    """Line components of a BGR image and the endpoint blobs (indices into ``blobs``) they touch.
+
+    ``text_boxes`` (image frame) are erased first so free labels are not mistaken for lines.
+    """
+    shape = img.shape
+    margin = scaled_px(CONTACT_MARGIN_PER_KPX, shape, 3)
+    reach = scaled_px(HEAD_REACH_PER_KPX, shape, 8)
+    min_len = scaled_px(MIN_EDGE_LENGTH_PER_KPX, shape, 8)
+    dk = scaled_px(DASH_CLOSE_PER_KPX, shape, 3)
+    ink = ink_mask(img, background_map(img, blobs), strong=True)
+    ep = set(endpoints)
+    erase = np.zeros(shape[:2], np.uint8)
+    for i, b in enumerate(blobs):
+        x, y, w, h = b.box
+        m = b.mask.astype(np.uint8)
+        if i in ep:
+            part = m
+        else:  # a container: erase only its outline ring
+            s = int(max(2, b.stroke_px)) + 3
+            part = ((m > 0) & ~(erode(m, s) > 0)).astype(np.uint8)
+        erase[y : y + h, x : x + w] |= part
+    erase = cv2.dilate(erase, np.ones((5, 5), np.uint8))
+    ink[erase > 0] = 0
+    for tx, ty, tw, th in text_boxes:
+        ink[max(0, int(ty) - 1) : int(ty + th) + 2, max(0, int(tx) - 1) : int(tx + tw) + 2] = 0
+    closed = cv2.morphologyEx(ink, cv2.MORPH_CLOSE, np.ones((dk, dk), np.uint8))
+    n, labels, stats, _ = cv2.connectedComponentsWithStats(closed, connectivity=8)
+    out: list[LineComp] = []
+    ep_boxes = [(i, blobs[i].box) for i in endpoints]
+    for c in range(1, n):
+        x, y, w, h, area = (int(v) for v in stats[c])
+        if max(w, h) < min_len:
+            continue
+        pad_ = reach + margin
+        X0, Y0 = max(0, x - pad_), max(0, y - pad_)
+        X1, Y1 = min(shape[1], x + w + pad_), min(shape[0], y + h + pad_)
+        comp = (labels[Y0:Y1, X0:X1] == c).astype(np.uint8)
+        raw = comp & ink[Y0:Y1, X0:X1]
+        pieces = cv2.connectedComponents(raw, connectivity=8)[0] - 1
+        dt = cv2.distanceTransform(comp, cv2.DIST_L2, 3)
+        ridge = (dt > 0) & (dt >= cv2.dilate(dt, np.ones((3, 3), np.uint8)))
+        shaft = float(np.median(dt[ridge])) if ridge.any() else 1.0
+        length = float(area) / max(1.0, 2 * shaft)
+        line = LineComp(
+            box=(x, y, w, h),
+            thickness_px=round(2 * shaft, 2),
+            dashed=pieces >= DASH_MIN_PIECES,
+            length_px=round(length, 1),
+            pieces=int(pieces),
+        )
+        ys, xs = np.nonzero(comp)
+        xs_abs, ys_abs = xs + X0, ys + Y0
+        for node, (bx, by, bw, bh) in ep_boxes:
+            if bx - margin > x + w or bx + bw + margin < x or by - margin > y + h:
+                continue
+            if by + bh + margin < y:
+                continue
+            near = (
+                (xs_abs >= bx - margin)
+                & (xs_abs <= bx + bw + margin)
+                & (ys_abs >= by - margin)
+                & (ys_abs <= by + bh + margin)
+            )
+            if not near.any():
+                continue
+            px, py = float(xs_abs[near].mean()), float(ys_abs[near].mean())
+            win = ((xs_abs - px) ** 2 + (ys_abs - py) ** 2) <= (reach + margin) ** 2
+            tmax = float(dt[ys[win], xs[win]].max()) if win.any() else shaft
+            head = tmax >= HEAD_THICKNESS_RATIO * shaft and tmax >= shaft + HEAD_MIN_EXTRA_PX
+            line.contacts.append(Contact(node, (round(px, 1), round(py, 1)), head, 2 * tmax))
+        out.append(line)
+    return out
+
+
+def node_endpoints(blobs: list[Blob]) -> list[int]:
+    """Blobs a line may end at when nothing better is known: those holding no other blob."""
+    return [i for i, b in enumerate(blobs) if not b.children]
+
+
+def lines_cached(ctx: ToolContext, which: str) -> list[LineComp]:
+    """detect_lines on the reference or candidate image, leaf blobs as endpoints, once per case."""
+
+    def compute() -> list[LineComp]:
+        blobs = blobs_cached(ctx, which)
+        eps = node_endpoints(blobs)
+        texts = [ln.box for ln in ocr_full(ctx, which) if not _inside_any(ln.box, blobs, eps)]
+        return detect_lines(ctx.image(which), blobs, eps, texts)
+
+    return memo(ctx, f"lines:{which}", compute)
+
+
+def _inside_any(box: tuple[float, float, float, float], blobs: list[Blob], idx: list[int]) -> bool:
+    cx, cy = box[0] + box[2] / 2, box[1] + box[3] / 2
+    for i in idx:
+        x, y, w, h = blobs[i].box
+        if x <= cx <= x + w and y <= cy <= y + h:
+            return True
+    return False
+
+
+def line_dict(ctx: ToolContext, which: str, line: LineComp, frame: str) -> dict[str, Any]:
+    """JSON view of a line (box and points in ``frame``; thickness in image pixels)."""
+
+    def pt(p: tuple[float, float]) -> list[float]:
+        b = box_to_frame(ctx, which, (p[0], p[1], 0, 0), frame)
+        return [b[0], b[1]]
+
+    return {
+        "box": box_to_frame(ctx, which, line.box, frame),
+        "thickness_px": line.thickness_px,
+        "dashed": line.dashed,
+        "contacts": [
+            {"blob": c.node, "point": pt(c.point), "arrowhead": c.head} for c in line.contacts
+        ],
+        "edges": [{"from_blob": a, "to_blob": b, "confidence": k} for a, b, k in line.edges()],
+    }
+
+
+def detect_arrows(
+    ctx: ToolContext,
+    image: Literal["reference", "candidate"],
+    frame: Literal["panel", "image"] = "panel",
+) -> ToolOutput:
+    """Find lines and arrows in the reference or candidate image and the boxes they connect.
+
+    Each line lists its box (in `frame`), shaft thickness in full-resolution pixels, whether it
+    is dashed, the blobs it touches (indices from detect_nodes on the same image) with the touch
+    point and whether an arrowhead sits there, and the directed edges this gives
+    (from_blob -> to_blob; confidence high / medium / low / undirected).
+    """
+    lines = lines_cached(ctx, image)
+    return ToolOutput(
+        {
+            "image": image,
+            "frame": frame,
+            "lines": [line_dict(ctx, image, ln, frame) for ln in lines],
+        }
+    )
+
+
+TOOLS = [Tool.from_function(detect_arrows)]

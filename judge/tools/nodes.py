@@ -1,0 +1,400 @@
+"""Node detection on a raster: box-like blobs with fill and stroke colours and corner rounding.
+
+Method: ink = pixels differing from the local background; box-like holes (outlined boxes) are
+filled; an opening removes lines and text strokes; the remaining components that are big and
+solid enough are blobs. Each blob is scanned again inside, against its own fill colour, so
+panels (containers) and the nodes they hold come out as a hierarchy. Everything is in pixels of
+the image measured (the image frame) unless a tool caller asks for the panel frame.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+import cv2
+import numpy as np
+
+from judge.thresholds import (
+    CORNER_SHARP_PX,
+    HOLE_FILL_MIN_EXTENT,
+    INK_DIFF,
+    LINE_INK_DIFF,
+    LINE_OPEN_PER_KPX,
+    MIN_NODE_EXTENT,
+    MIN_NODE_SIDE_PER_KPX,
+    SHADOW_MAX_DIFF,
+    SHADOW_MAX_SPREAD,
+    SHADOW_MIN_GRADIENT,
+    scaled_px,
+)
+from judge.tools.base import Tool, ToolContext, ToolOutput
+from judge.tools.diff import ciede2000_bgr
+from judge.tools.ocr import box_to_frame, memo, region_to_image
+
+MAX_DEPTH = 4
+"""Nesting levels scanned (slide > panel > sub-panel > node > inner box)."""
+
+STROKE_MIN_RING_FRAC = 0.4
+"""Share of the blob's perimeter (in pixels) that must differ from the fill to call it an outline
+(text near the edge or an attached line covers far less)."""
+
+BG_SAME_DE = 6.0
+"""A blob fill within this CIEDE2000 of the surrounding background is 'no fill' (outline only)."""
+
+
+@dataclass
+class Blob:
+    """One box-like region. ``box`` = (x, y, w, h) in pixels of the measured image."""
+
+    box: tuple[int, int, int, int]
+    fill_bgr: tuple[int, int, int] | None
+    """Dominant interior colour; None when it equals the surrounding background (outline only)."""
+    stroke_bgr: tuple[int, int, int] | None
+    """Colour of the outer ring when it differs from the fill; None when there is no outline."""
+    stroke_px: float
+    corner_radius_px: float
+    extent: float
+    """Blob area over its bounding-box area (1 = rectangle, 0.785 = ellipse, 0.5 = diamond)."""
+    shape: str
+    depth: int
+    parent: int | None
+    background_bgr: tuple[int, int, int]
+    """Colour around the blob (the image background or its parent's fill)."""
+    mask: np.ndarray = field(repr=False)
+    """Bool mask of the blob within ``box``."""
+    interior_bgr: tuple[int, int, int] = (255, 255, 255)
+    """Colour inside the blob (its fill, or the background showing through when unfilled)."""
+    children: list[int] = field(default_factory=list)
+
+    @property
+    def corner_radius_frac(self) -> float:
+        """Corner radius over the short side (PowerPoint's roundRect adjustment is 0-0.5)."""
+        return self.corner_radius_px / max(1.0, min(self.box[2], self.box[3]))
+
+    @property
+    def centre(self) -> tuple[float, float]:
+        x, y, w, h = self.box
+        return (x + w / 2, y + h / 2)
+
+
+def hex_of(bgr: tuple[int, int, int] | None) -> str | None:
+    """``RRGGBB`` of a BGR triple (None stays None)."""
+    if bgr is None:
+        return None
+    b, g, r = bgr
+    return f"{r:02X}{g:02X}{b:02X}"
+
+
+def border_bgr(img: np.ndarray) -> tuple[int, int, int]:
+    """Median colour of the outermost rows and columns (the image background), BGR."""
+    border = np.concatenate([img[0], img[-1], img[:, 0], img[:, -1]], axis=0)
+    med = np.median(border, axis=0)
+    return (int(med[0]), int(med[1]), int(med[2]))
+
+
+def dominant_bgr(pixels: np.ndarray) -> tuple[int, int, int] | None:
+    """Median colour of the most common 16-level colour bin of an (N, 3) BGR array."""
+    if pixels.size == 0:
+        return None
+    q = (pixels >> 4).astype(np.int32)
+    keys = (q[:, 0] << 8) | (q[:, 1] << 4) | q[:, 2]
+    vals, counts = np.unique(keys, return_counts=True)
+    top = vals[int(np.argmax(counts))]
+    sel = pixels[keys == top]
+    med = np.median(sel, axis=0)
+    return (int(med[0]), int(med[1]), int(med[2]))
+
+
+def ink_mask(img: np.ndarray, background: Any, strong: bool = False) -> np.ndarray:
+    """uint8 0/1 mask of pixels differing from ``background`` (a BGR triple or an HxWx3 map).
+
+    Soft grey shadows (neutral, light, with a gradient) are left out; ``strong`` uses the
+    higher line-ink threshold, which also drops shadows of lines.
+    """
+    bg = np.asarray(background, dtype=np.int16)
+    im = img.astype(np.int16)
+    diff = np.abs(im - bg).max(axis=2)
+    if strong:
+        return (diff > LINE_INK_DIFF).astype(np.uint8)
+    ink = diff > INK_DIFF
+    spread = im.max(axis=2) - im.min(axis=2)
+    grey = cv2.cvtColor(img, cv2.COLOR_BGR2GRAY)
+    grad = cv2.morphologyEx(grey, cv2.MORPH_GRADIENT, np.ones((3, 3), np.uint8))
+    shadow = (
+        (spread <= SHADOW_MAX_SPREAD)
+        & (diff < SHADOW_MAX_DIFF)
+        & (grad >= SHADOW_MIN_GRADIENT)
+        & (grad <= 3 * SHADOW_MAX_DIFF // 2)
+    )
+    return (ink & ~shadow).astype(np.uint8)
+
+
+def erode(mask: np.ndarray, r: int) -> np.ndarray:
+    """uint8 erosion of a mask by a (2r+1) square, treating outside the array as empty."""
+    return cv2.erode(
+        mask.astype(np.uint8),
+        np.ones((2 * r + 1, 2 * r + 1), np.uint8),
+        borderType=cv2.BORDER_CONSTANT,
+        borderValue=0,
+    )
+
+
+def _fill_holes(ink: np.ndarray, min_side: int, k: int) -> np.ndarray:
+    """Fill box-like holes (outlined box and panel interiors) and small holes (glyph counters).
+
+    A loop of lines closed through nodes also makes a box-like hole; it is told apart because
+    solid blobs straddle its bounding box (the nodes sit on the loop), whereas the solid blobs
+    of a panel lie wholly inside or outside it.
+    """
+    solid = ink.copy()
+    contours, hier = cv2.findContours(ink, cv2.RETR_CCOMP, cv2.CHAIN_APPROX_SIMPLE)
+    if hier is None:
+        return solid
+    small = min_side * min_side / 4
+    thick = cv2.morphologyEx(ink, cv2.MORPH_OPEN, np.ones((k, k), np.uint8))
+    n, _, stats, _ = cv2.connectedComponentsWithStats(thick, connectivity=8)
+    boxes = [tuple(int(v) for v in stats[j, :4]) for j in range(1, n) if stats[j, 4] >= small]
+    tol = k
+    for i, c in enumerate(contours):
+        if hier[0][i][3] < 0:
+            continue
+        x, y, w, h = cv2.boundingRect(c)
+        area = cv2.contourArea(c)
+        if area <= small:
+            cv2.drawContours(solid, [c], -1, 1, thickness=-1)
+            continue
+        if not (w >= min_side and h >= min_side and area >= HOLE_FILL_MIN_EXTENT * w * h):
+            continue
+        straddle = False
+        for bx, by, bw, bh in boxes:
+            if bx >= x + w or bx + bw <= x or by >= y + h or by + bh <= y:
+                continue  # outside
+            if (
+                bx >= x - tol
+                and by >= y - tol
+                and bx + bw <= x + w + tol
+                and by + bh <= y + h + tol
+            ):
+                continue  # inside
+            straddle = True
+            break
+        if not straddle:  # the hull: a panel's hole loses what is attached inside it
+            cv2.fillConvexPoly(solid, cv2.convexHull(c), 1)
+    return solid
+
+
+def _corner_inset(mask: np.ndarray) -> float:
+    """Median over the four corners of the diagonal distance (px) from the corner to the mask."""
+    h, w = mask.shape
+    n = min(w, h) // 2
+    insets = []
+    for sx, sy in ((0, 0), (w - 1, 0), (0, h - 1), (w - 1, h - 1)):
+        dx = 1 if sx == 0 else -1
+        dy = 1 if sy == 0 else -1
+        t = 0
+        while t < n and not mask[sy + dy * t, sx + dx * t]:
+            t += 1
+        insets.append(t)
+    return float(np.median(insets))
+
+
+def _stroke_width(sub: np.ndarray, mask: np.ndarray, stroke: Any, fill: Any) -> float:
+    """Median run length (px) of stroke-coloured pixels from the outer edge inwards, 4 sides."""
+    if stroke is None:
+        return 0.0
+    h, w = mask.shape
+    s = np.asarray(stroke, dtype=float)
+    f = np.asarray(fill, dtype=float)
+    runs = []
+    probes = [
+        (sub[h // 2, :], 1),
+        (sub[h // 2, ::-1], 1),
+        (sub[:, w // 2], 1),
+        (sub[::-1, w // 2], 1),
+    ]
+    for line, _ in probes:
+        run = 0
+        started = False
+        for px in line[: max(2, min(w, h) // 3)]:
+            p = px.astype(float)
+            ds, df = np.abs(p - s).max(), np.abs(p - f).max()
+            if ds < df and ds < 3 * INK_DIFF:
+                run += 1
+                started = True
+            elif started:
+                break
+        runs.append(run)
+    return float(np.median(runs))
+
+
+def _scan(
+    img: np.ndarray,
+    area: np.ndarray,
+    bg: tuple[int, int, int],
+    depth: int,
+    parent: int | None,
+    off: tuple[int, int],
+    out: list[Blob],
+    full_shape: tuple[int, ...],
+) -> None:
+    min_side = scaled_px(MIN_NODE_SIDE_PER_KPX, full_shape, 8)
+    k = scaled_px(LINE_OPEN_PER_KPX, full_shape, 3)
+    ink = ink_mask(img, bg) & area
+    # close 1-2 px gaps (anti-aliased seams between a stroke and a fill)
+    solid = cv2.morphologyEx(
+        _fill_holes(ink, min_side, k), cv2.MORPH_CLOSE, np.ones((5, 5), np.uint8)
+    )
+    kernel = cv2.getStructuringElement(cv2.MORPH_RECT, (k, k))
+    opened = cv2.morphologyEx(solid, cv2.MORPH_OPEN, kernel)
+    n, labels, stats, _ = cv2.connectedComponentsWithStats(opened, connectivity=8)
+    order = sorted(range(1, n), key=lambda i: (stats[i, 1], stats[i, 0]))
+    for i in order:
+        x, y, w, h, a = (int(v) for v in stats[i])
+        if w < min_side or h < min_side:
+            continue
+        extent = a / float(w * h)
+        if extent < MIN_NODE_EXTENT:
+            continue
+        comp = labels[y : y + h, x : x + w] == i
+        # trim protrusions (arrowheads, line stubs) with an opening scaled to the blob
+        bk = max(k, min(w, h) // 3)
+        body = cv2.morphologyEx(comp.astype(np.uint8), cv2.MORPH_OPEN, np.ones((bk, bk), np.uint8))
+        ys_, xs_ = np.nonzero(body)
+        if xs_.size == 0:
+            continue
+        bx0, by0, bx1, by1 = int(xs_.min()), int(ys_.min()), int(xs_.max()) + 1, int(ys_.max()) + 1
+        if (bx1 - bx0, by1 - by0) != (w, h):
+            x, y, w, h = x + bx0, y + by0, bx1 - bx0, by1 - by0
+            comp = body[by0:by1, bx0:bx1] > 0
+            a = int(comp.sum())
+            if w < min_side or h < min_side:
+                continue
+        # the un-opened solid shape near the component (keeps exact corners), minus far lines
+        near = cv2.dilate(comp.astype(np.uint8), kernel) > 0
+        shape_mask = (solid[y : y + h, x : x + w] > 0) & near
+        sub = img[y : y + h, x : x + w]
+        er = max(2, k // 2)
+        inner = erode(comp, er) > 0
+        interior = dominant_bgr(sub[inner]) if inner.any() else dominant_bgr(sub[comp])
+        if interior is None:
+            continue
+        ring = comp & ~(erode(comp, 3) > 0)
+        stroke = None
+        if ring.any():
+            rp = sub[ring]
+            away = np.abs(rp.astype(np.int16) - np.asarray(interior, np.int16)).max(axis=1)
+            strong = rp[away > INK_DIFF]
+            # an outline runs all round the blob: enough of the ring must differ from the fill
+            if strong.shape[0] >= STROKE_MIN_RING_FRAC * (2 * (w + h)):
+                stroke = dominant_bgr(strong)
+        fill: tuple[int, int, int] | None = interior
+        if ciede2000_bgr(interior, bg) <= BG_SAME_DE:
+            fill = None
+        inset = max(0.0, _corner_inset(shape_mask) - CORNER_SHARP_PX)
+        radius = inset * math.sqrt(2) / (math.sqrt(2) - 1)
+        if extent >= 0.9:
+            shape = "rounded" if radius > 0.08 * min(w, h) else "rect"
+        elif extent >= 0.7:
+            shape = "ellipse"
+        elif extent >= 0.45:
+            shape = "diamond"
+        else:
+            shape = "other"
+        idx = len(out)
+        out.append(
+            Blob(
+                box=(x + off[0], y + off[1], w, h),
+                fill_bgr=fill,
+                stroke_bgr=stroke,
+                stroke_px=_stroke_width(sub, comp, stroke, interior),
+                corner_radius_px=round(radius, 1),
+                extent=round(extent, 3),
+                shape=shape,
+                depth=depth,
+                parent=parent,
+                background_bgr=bg,
+                mask=shape_mask | comp,
+                interior_bgr=interior,
+            )
+        )
+        if parent is not None:
+            out[parent].children.append(idx)
+        if depth + 1 < MAX_DEPTH and min(w, h) > 3 * min_side:
+            er2 = max(3, k)
+            inside = erode(comp, er2)
+            _scan(sub, inside, interior, depth + 1, idx, (x + off[0], y + off[1]), out, full_shape)
+
+
+def detect_blobs(img: np.ndarray) -> list[Blob]:
+    """Every box-like blob of a BGR image, parents before children, image-frame pixels."""
+    out: list[Blob] = []
+    if img.ndim != 3 or min(img.shape[:2]) < 16:
+        return out
+    bg = border_bgr(img)
+    area = np.ones(img.shape[:2], np.uint8)
+    _scan(img, area, bg, 0, None, (0, 0), out, img.shape)
+    return out
+
+
+def blobs_cached(ctx: ToolContext, which: str) -> list[Blob]:
+    """detect_blobs of the reference or candidate image, once per case."""
+    return memo(ctx, f"blobs:{which}", lambda: detect_blobs(ctx.image(which)))
+
+
+def blob_dict(
+    ctx: ToolContext | None, which: str, i: int, b: Blob, frame: str = "image"
+) -> dict[str, Any]:
+    """JSON view of a blob (box in ``frame``)."""
+    box = list(b.box) if ctx is None else box_to_frame(ctx, which, b.box, frame)
+    return {
+        "index": i,
+        "box": box,
+        "shape": b.shape,
+        "fill": hex_of(b.fill_bgr),
+        "stroke": hex_of(b.stroke_bgr),
+        "stroke_px": b.stroke_px,
+        "corner_radius_px": b.corner_radius_px,
+        "corner_radius_frac": round(b.corner_radius_frac, 3),
+        "depth": b.depth,
+        "parent": b.parent,
+        "children": list(b.children),
+    }
+
+
+def detect_nodes(
+    ctx: ToolContext,
+    image: Literal["reference", "candidate"],
+    x: float | None = None,
+    y: float | None = None,
+    w: float | None = None,
+    h: float | None = None,
+    frame: Literal["panel", "image"] = "panel",
+) -> ToolOutput:
+    """Find box-like shapes (nodes and panels) in the reference or candidate image.
+
+    Returns each blob's box [x, y, w, h] (in `frame`: "panel" = pixels of the 1200x900 panel,
+    "image" = full-resolution pixels), shape (rect, rounded, ellipse, diamond), fill and stroke
+    colours as RRGGBB (fill null = outline only), stroke width and corner radius in pixels of the
+    full-resolution image, corner radius as a fraction of the short side, and nesting (parent /
+    children indices: a blob holding others is a panel). Give x, y, w, h to keep only blobs whose
+    centre lies in that region.
+    """
+    blobs = blobs_cached(ctx, image)
+    keep = range(len(blobs))
+    if x is not None and y is not None and w is not None and h is not None:
+        x0, y0, x1, y1 = region_to_image(ctx, image, x, y, w, h, frame)
+        keep = [
+            i for i, b in enumerate(blobs) if x0 <= b.centre[0] <= x1 and y0 <= b.centre[1] <= y1
+        ]
+    return ToolOutput(
+        {
+            "image": image,
+            "frame": frame,
+            "blobs": [blob_dict(ctx, image, i, blobs[i], frame) for i in keep],
+        }
+    )
+
+
+TOOLS = [Tool.from_function(detect_nodes)]

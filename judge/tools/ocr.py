@@ -1,0 +1,228 @@
+"""OCR of an image or a region, offline (rapidocr with the ONNX models shipped in its wheel).
+
+The engine is built once per process from the model files inside the installed package, so it
+never looks for a download; its logging is silenced. Calls are serialised by a lock (the
+pipeline runs rounds on threads). Results are in the image frame (pixels of the full-resolution
+image) unless a tool caller asks for the panel frame.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+import numpy as np
+
+from judge.thresholds import OCR_MIN_CONFIDENCE
+from judge.tools.base import Tool, ToolContext, ToolOutput, ToolUsageError
+
+_ENGINE: Any = None
+_ENGINE_LOCK = threading.Lock()
+_RUN_LOCK = threading.Lock()
+
+_MODEL_FILES = {
+    "Det.model_path": "PP-OCRv6_det_small.onnx",
+    "Rec.model_path": "PP-OCRv6_rec_small.onnx",
+    "Cls.model_path": "ch_ppocr_mobile_v2.0_cls_mobile.onnx",
+}
+
+
+@dataclass
+class OcrWord:
+    """One recognised word. ``box`` = (x, y, w, h) in pixels of the image that was read."""
+
+    text: str
+    confidence: float
+    box: tuple[float, float, float, float]
+
+
+@dataclass
+class OcrLine:
+    """One recognised text line with its words; ``box`` in pixels of the image that was read."""
+
+    text: str
+    confidence: float
+    box: tuple[float, float, float, float]
+    words: list[OcrWord] = field(default_factory=list)
+
+    @property
+    def centre(self) -> tuple[float, float]:
+        x, y, w, h = self.box
+        return (x + w / 2, y + h / 2)
+
+
+def _engine() -> Any:
+    """The process-wide rapidocr engine, built from the wheel's own model files."""
+    global _ENGINE
+    with _ENGINE_LOCK:
+        if _ENGINE is None:
+            import rapidocr
+
+            for name in ("RapidOCR", "rapidocr", "onnxruntime"):
+                logging.getLogger(name).setLevel(logging.ERROR)
+            models = Path(rapidocr.__file__).parent / "models"
+            params: dict[str, Any] = {"Global.log_level": "error", "Global.use_cls": False}
+            for key, fname in _MODEL_FILES.items():
+                path = models / fname
+                if not path.is_file():
+                    raise RuntimeError(f"rapidocr model missing from the installed wheel: {path}")
+                params[key] = str(path)
+            _ENGINE = rapidocr.RapidOCR(params=params)
+            for name in ("RapidOCR", "rapidocr"):
+                logging.getLogger(name).setLevel(logging.ERROR)
+        return _ENGINE
+
+
+def _quad_box(quad: Any) -> tuple[float, float, float, float]:
+    pts = np.asarray(quad, dtype=float).reshape(-1, 2)
+    x0, y0 = pts.min(axis=0)
+    x1, y1 = pts.max(axis=0)
+    return (float(x0), float(y0), float(x1 - x0), float(y1 - y0))
+
+
+def ocr_image(img: np.ndarray, min_confidence: float = OCR_MIN_CONFIDENCE) -> list[OcrLine]:
+    """Read every text line of a BGR uint8 image; boxes in pixels of ``img``, reading order."""
+    if img.ndim != 3 or img.shape[0] < 4 or img.shape[1] < 4:
+        return []
+    eng = _engine()
+    with _RUN_LOCK:
+        res = eng(np.ascontiguousarray(img), return_word_box=True)
+    txts = res.txts or ()
+    if not txts:
+        return []
+    words_all = getattr(res, "word_results", None) or ()
+    lines: list[OcrLine] = []
+    for i, text in enumerate(txts):
+        conf = float(res.scores[i])
+        if conf < min_confidence or not str(text).strip():
+            continue
+        words: list[OcrWord] = []
+        if i < len(words_all):
+            for w in words_all[i]:
+                if len(w) >= 3 and str(w[0]).strip():
+                    words.append(OcrWord(str(w[0]), float(w[1]), _quad_box(w[2])))
+        lines.append(OcrLine(str(text).strip(), conf, _quad_box(res.boxes[i]), words))
+    lines.sort(key=lambda ln: (round(ln.box[1] / 8), ln.box[0]))
+    return lines
+
+
+def memo(ctx: ToolContext, key: str, compute: Any) -> Any:
+    """Per-case memo in ``ctx.cache``; computations of one case are serialised by a lock."""
+    lock = ctx.cache.setdefault("_memo_lock", threading.RLock())
+    with lock:
+        if key not in ctx.cache:
+            ctx.cache[key] = compute()
+        return ctx.cache[key]
+
+
+def ocr_full(ctx: ToolContext, which: str) -> list[OcrLine]:
+    """OCR of the whole ``reference`` or ``candidate`` image, computed once per case."""
+    return memo(ctx, f"ocr:{which}", lambda: ocr_image(ctx.image(which)))
+
+
+def mapping_for(ctx: ToolContext, which: str) -> Any:
+    """The PanelMapping of ``reference`` or ``candidate``."""
+    if which == "reference":
+        return ctx.pair.reference
+    if which == "candidate":
+        return ctx.pair.candidate
+    raise ToolUsageError(f"unknown image {which!r}: use 'reference' or 'candidate'")
+
+
+def region_to_image(
+    ctx: ToolContext, which: str, x: float, y: float, w: float, h: float, frame: str
+) -> tuple[int, int, int, int]:
+    """A region given in ``frame`` as integer image-frame pixels (x0, y0, x1, y1), clipped."""
+    img = ctx.image(which)
+    ih, iw = img.shape[:2]
+    if w <= 0 or h <= 0:
+        raise ToolUsageError("region width and height must be positive")
+    if frame == "panel":
+        m = mapping_for(ctx, which)
+        x0, y0 = m.panel_to_image(x, y)
+        x1, y1 = m.panel_to_image(x + w, y + h)
+    else:
+        x0, y0, x1, y1 = x, y, x + w, y + h
+    ix0, iy0 = max(0, int(np.floor(x0))), max(0, int(np.floor(y0)))
+    ix1, iy1 = min(iw, int(np.ceil(x1))), min(ih, int(np.ceil(y1)))
+    if ix1 - ix0 < 2 or iy1 - iy0 < 2:
+        raise ToolUsageError(
+            f"region lies outside the {which} image ({iw}x{ih} px in the image frame)"
+        )
+    return ix0, iy0, ix1, iy1
+
+
+def box_to_frame(
+    ctx: ToolContext, which: str, box: tuple[float, float, float, float], frame: str
+) -> list[float]:
+    """An image-frame (x, y, w, h) box in ``frame``, rounded to 0.1 px."""
+    x, y, w, h = box
+    if frame == "panel":
+        m = mapping_for(ctx, which)
+        px, py = m.image_to_panel(x, y)
+        return [round(px, 1), round(py, 1), round(w * m.scale, 1), round(h * m.scale, 1)]
+    return [round(x, 1), round(y, 1), round(w, 1), round(h, 1)]
+
+
+def ocr(
+    ctx: ToolContext,
+    image: Literal["reference", "candidate"],
+    x: float | None = None,
+    y: float | None = None,
+    w: float | None = None,
+    h: float | None = None,
+    frame: Literal["panel", "image"] = "panel",
+    min_confidence: float = OCR_MIN_CONFIDENCE,
+) -> ToolOutput:
+    """Read the text of the reference or candidate image, or of one region of it (offline OCR).
+
+    Give x, y, w, h to read only that region (in the `frame` you name: "panel" = pixels of the
+    1200x900 panel you see, "image" = pixels of the full-resolution image); omit them for the
+    whole image. Returns text lines, each with its confidence (0-1), box [x, y, w, h] in the same
+    frame, and its words with boxes. Lines below `min_confidence` are left out.
+    """
+    region = (x, y, w, h)
+    if any(v is not None for v in region) and any(v is None for v in region):
+        raise ToolUsageError("give all of x, y, w, h for a region, or none for the whole image")
+    if x is None or y is None or w is None or h is None:
+        lines = [ln for ln in ocr_full(ctx, image) if ln.confidence >= min_confidence]
+        ox, oy = 0, 0
+    else:
+        x0, y0, x1, y1 = region_to_image(ctx, image, x, y, w, h, frame)
+        lines = ocr_image(ctx.image(image)[y0:y1, x0:x1], min_confidence)
+        ox, oy = x0, y0
+    out = []
+    for ln in lines:
+        b = (ln.box[0] + ox, ln.box[1] + oy, ln.box[2], ln.box[3])
+        out.append(
+            {
+                "text": ln.text,
+                "confidence": round(ln.confidence, 3),
+                "box": box_to_frame(ctx, image, b, frame),
+                "words": [
+                    {
+                        "text": wd.text,
+                        "confidence": round(wd.confidence, 3),
+                        "box": box_to_frame(
+                            ctx,
+                            image,
+                            (wd.box[0] + ox, wd.box[1] + oy, wd.box[2], wd.box[3]),
+                            frame,
+                        ),
+                    }
+                    for wd in ln.words
+                ],
+            }
+        )
+    return ToolOutput({"image": image, "frame": frame, "lines": out})
+
+
+def line_dict(line: OcrLine) -> dict[str, Any]:
+    """A plain-dict view of an OcrLine (image frame)."""
+    return asdict(line)
+
+
+TOOLS = [Tool.from_function(ocr)]
