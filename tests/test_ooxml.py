@@ -1,0 +1,213 @@
+"""judge.ooxml: the object tree and requested fonts read from python-pptx decks."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from pptx.dml.color import RGBColor
+from pptx.enum.dml import MSO_LINE_DASH_STYLE
+from pptx.enum.shapes import MSO_CONNECTOR, MSO_SHAPE
+from pptx.enum.text import MSO_AUTO_SIZE
+from pptx.oxml.ns import qn
+from pptx.util import Emu, Pt
+
+from judge.errors import PackageStructureError
+from judge.ooxml import load_slide, read_object_tree, requested_fonts
+from judge.schema import SlideObject
+from tests.decks import SLIDE_H_EMU, SLIDE_W_EMU, Pic, icon_image, inject, make_deck
+
+
+def _emu(x: float, y: float, w: float, h: float) -> tuple[Emu, Emu, Emu, Emu]:
+    return (
+        Emu(int(x * SLIDE_W_EMU)),
+        Emu(int(y * SLIDE_H_EMU)),
+        Emu(int(w * SLIDE_W_EMU)),
+        Emu(int(h * SLIDE_H_EMU)),
+    )
+
+
+def _rich_slide(slide) -> None:
+    """A slide exercising every field: styled shapes, an arrow connector, a group, a table."""
+    a = slide.shapes.add_shape(MSO_SHAPE.ROUNDED_RECTANGLE, *_emu(0.1, 0.1, 0.2, 0.1))
+    a.name = "Encoder"
+    a.text_frame.text = "Encoder"
+    run = a.text_frame.paragraphs[0].runs[0]
+    run.font.size = Pt(18)
+    run.font.bold = True
+    run.font.name = "Liberation Sans"
+    run.font.color.rgb = RGBColor(0x12, 0x34, 0x56)
+    a.fill.solid()
+    a.fill.fore_color.rgb = RGBColor(0xAA, 0xBB, 0xCC)
+    a.adjustments[0] = 0.25
+    a.text_frame.word_wrap = True
+    a.text_frame.auto_size = MSO_AUTO_SIZE.TEXT_TO_FIT_SHAPE
+    b = slide.shapes.add_shape(MSO_SHAPE.RECTANGLE, *_emu(0.6, 0.1, 0.2, 0.1))
+    b.name = "Decoder"
+    b.text_frame.text = "Decoder\nstage"
+    cxn = slide.shapes.add_connector(MSO_CONNECTOR.STRAIGHT, 0, 0, 0, 0)
+    cxn.name = "Arrow"
+    cxn.begin_connect(a, 3)
+    cxn.end_connect(b, 1)
+    cxn.line.dash_style = MSO_LINE_DASH_STYLE.DASH
+    cxn.line.color.rgb = RGBColor(0xFF, 0x00, 0x00)
+    cxn.line.width = Pt(2)
+    ln = cxn.line._get_or_add_ln()
+    tail = ln.makeelement(qn("a:tailEnd"), {"type": "triangle"})
+    ln.append(tail)
+    grp = slide.shapes.add_group_shape()
+    grp.name = "Panel"
+    inner = grp.shapes.add_shape(MSO_SHAPE.OVAL, *_emu(0.1, 0.5, 0.1, 0.1))
+    inner.name = "Inner"
+    grp.shapes.add_textbox(*_emu(0.25, 0.5, 0.1, 0.1)).name = "Note"
+    tbl = slide.shapes.add_table(2, 2, *_emu(0.5, 0.5, 0.3, 0.2)).table
+    tbl.cell(0, 0).text = "k"
+    tbl.cell(1, 1).text = "v"
+    slide.shapes.add_picture(__import__("io").BytesIO(icon_image(1)), *_emu(0.85, 0.8, 0.1, 0.1))
+
+
+@pytest.fixture(scope="module")
+def rich(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return make_deck(
+        tmp_path_factory.mktemp("ox") / "rich.pptx",
+        n_shapes=0,
+        connectors=False,
+        text_boxes=False,
+        extra=_rich_slide,
+    )
+
+
+@pytest.fixture(scope="module")
+def objects(rich: Path) -> dict[str, SlideObject]:
+    return {o.name: o for o in read_object_tree(rich).objects}
+
+
+def test_types_are_classified(objects: dict[str, SlideObject]) -> None:
+    assert objects["Encoder"].type == "autoshape"
+    assert objects["Arrow"].type == "connector"
+    assert objects["Panel"].type == "group"
+    assert objects["Note"].type == "text_box"
+    assert [o.type for o in objects.values() if o.type in ("table", "picture")] == [
+        "table",
+        "picture",
+    ]
+
+
+def test_bbox_is_in_slide_fractions(objects: dict[str, SlideObject]) -> None:
+    b = objects["Encoder"].bbox
+    assert (b.x, b.y, b.w, b.h) == pytest.approx((0.1, 0.1, 0.2, 0.1), abs=1e-6)
+
+
+def test_z_is_flattened_depth_first_with_members_after_their_group(
+    objects: dict[str, SlideObject],
+) -> None:
+    order = sorted(objects.values(), key=lambda o: o.z)
+    names = [o.name for o in order]
+    assert names[:5] == ["Encoder", "Decoder", "Arrow", "Panel", "Inner"]
+    assert [o.z for o in order] == list(range(len(order)))
+    assert objects["Inner"].parent_id == objects["Panel"].id
+    assert objects["Note"].parent_id == objects["Panel"].id
+
+
+def test_connector_endpoints_dash_and_arrowhead(objects: dict[str, SlideObject]) -> None:
+    arrow = objects["Arrow"]
+    assert arrow.begin_id == objects["Encoder"].id
+    assert arrow.end_id == objects["Decoder"].id
+    assert arrow.dash == "dash"
+    assert arrow.tail_end == "triangle"
+    assert arrow.head_end is None
+    assert arrow.line_rgb == "FF0000"
+    assert arrow.line_width_pt == pytest.approx(2.0)
+
+
+def test_text_fonts_and_colours(objects: dict[str, SlideObject]) -> None:
+    enc = objects["Encoder"]
+    assert enc.text == "Encoder"
+    assert enc.font_sizes_pt == [18.0]
+    assert enc.font_names == ["Liberation Sans"]
+    assert enc.bold is True
+    assert enc.text_rgb == "123456"
+    assert enc.fill_rgb == "AABBCC"
+    assert enc.geometry == "roundRect"
+    assert enc.adjustments == pytest.approx([0.25])
+    assert enc.word_wrap is True
+    assert enc.autofit == "normal"
+    assert objects["Decoder"].text == "Decoder\nstage"
+    assert objects["Note"].autofit == "shape"
+
+
+def test_style_fill_resolves_through_the_theme(objects: dict[str, SlideObject]) -> None:
+    # python-pptx's default autoshape style fills with accent1 of the default theme.
+    assert objects["Decoder"].fill_rgb == "4F81BD"
+    assert objects["Decoder"].shadow is True
+
+
+def test_table_text_joins_cells(objects: dict[str, SlideObject]) -> None:
+    table = next(o for o in objects.values() if o.type == "table")
+    assert table.text == "k\nv"
+
+
+def test_group_child_transform_is_applied(rich: Path, tmp_path: Path) -> None:
+    # Halve the group's extent against its child extent: members shrink towards its offset.
+    def halve(xml: bytes) -> bytes:
+        from lxml import etree
+
+        root = etree.fromstring(xml)
+        a = "{http://schemas.openxmlformats.org/drawingml/2006/main}"
+        grp_xfrm = root.find(".//{*}grpSp/{*}grpSpPr/" + a + "xfrm")
+        ext = grp_xfrm.find(a + "ext")
+        ext.set("cx", str(int(ext.get("cx")) // 2))
+        ext.set("cy", str(int(ext.get("cy")) // 2))
+        return etree.tostring(root, xml_declaration=True, encoding="UTF-8", standalone=True)
+
+    path = inject(rich, tmp_path / "half.pptx", edit={"ppt/slides/slide1.xml": halve})
+    objs = {o.name: o for o in read_object_tree(path).objects}
+    panel, inner = objs["Panel"].bbox, objs["Inner"].bbox
+    assert inner.x == pytest.approx(panel.x, abs=1e-6)
+    assert inner.w == pytest.approx(0.05, abs=1e-3)
+    assert objs["Note"].bbox.x == pytest.approx(panel.x + 0.075, abs=1e-3)
+
+
+def test_pictures_carry_their_image_bytes(rich: Path) -> None:
+    loaded = load_slide(rich)
+    pics = [p for p in loaded.pictures if p.is_picture_shape]
+    assert len(pics) == 1
+    assert pics[0].blob == icon_image(1)
+    assert pics[0].bbox.x == pytest.approx(0.85, abs=1e-6)
+
+
+def test_requested_fonts_resolve_theme_and_runs(rich: Path) -> None:
+    fonts = requested_fonts(rich)
+    assert fonts[0] == "Calibri"  # theme major and minor latin of python-pptx's template
+    assert "Liberation Sans" in fonts
+    assert not any(f.startswith("+") for f in fonts)
+
+
+def test_theme_font_reference_in_a_run_is_resolved(rich: Path, tmp_path: Path) -> None:
+    path = inject(
+        rich,
+        tmp_path / "mj.pptx",
+        edit={
+            "ppt/slides/slide1.xml": lambda b: b.replace(
+                b'typeface="Liberation Sans"', b'typeface="+mj-lt"'
+            )
+        },
+    )
+    assert requested_fonts(path) == ["Calibri"]
+
+
+def test_broken_slide_xml_is_a_structure_error(rich: Path, tmp_path: Path) -> None:
+    path = inject(rich, tmp_path / "broken.pptx", parts={"ppt/slides/slide1.xml": b"<p:sld"})
+    with pytest.raises(PackageStructureError):
+        read_object_tree(path)
+
+
+def test_slide_count_and_empty_deck(tmp_path: Path) -> None:
+    assert load_slide(make_deck(tmp_path / "two.pptx", n_slides=2)).slide_count == 2
+    empty = load_slide(make_deck(tmp_path / "none.pptx", n_slides=0))
+    assert empty.slide_count == 0 and empty.tree.objects == []
+
+
+def test_picture_in_deck_helper_round_trips(tmp_path: Path) -> None:
+    deck = make_deck(tmp_path / "p.pptx", pictures=[Pic(icon_image(2), (0.1, 0.1, 0.2, 0.2))])
+    assert [o.type for o in read_object_tree(deck).objects].count("picture") == 1
