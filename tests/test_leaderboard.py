@@ -241,3 +241,29 @@ def test_cli_compare_prints_gained_and_lost(runkit, tmp_path):
     res = runner.invoke(app, ["compare", str(run), "A", "B"])
     assert res.exit_code == 0, res.output
     assert "gained by B" in res.output and "t2" in res.output
+
+
+def test_config_with_only_errored_cases_is_listed_last_without_a_mean(runkit):
+    cases = [
+        runkit.case("A", "t1", dims=(10, 0, 0)),
+        runkit.case("A", "t2", dims=(20, 0, 0)),
+        runkit.case("Z", "t1", gate=None),
+    ]
+    board = build_leaderboard(cases, n_resamples=100)
+    last = board.rows[-1]
+    assert last.config_id == "Z" and last.rank == 2
+    assert (last.cases, last.errors, last.mean_score, last.p_rank1) == (1, 1, None, None)
+    assert board.adjacent == []
+
+
+def test_cli_leaderboard_pools_two_runs(runkit, tmp_path):
+    one = runkit.write(tmp_path / "one", [runkit.case("A", "t1"), runkit.case("B", "t1")])
+    two = runkit.write(tmp_path / "two", [runkit.case("A", "t2"), runkit.case("B", "t2")])
+    res = runner.invoke(
+        app, ["leaderboard", str(one), str(two), "--format", "json", "--resamples", "100"]
+    )
+    assert res.exit_code == 0, res.output
+    data = json.loads(res.output)
+    assert data["tasks"] == 2 and {r["cases"] for r in data["rows"]} == {2}
+    dup = runner.invoke(app, ["leaderboard", str(one), str(one)])
+    assert dup.exit_code == 2 and "also in" in dup.output
