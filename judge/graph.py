@@ -224,7 +224,10 @@ def validate_node(state: CaseState, config: RunnableConfig) -> dict[str, Any]:
     if path.is_file():
         report = ArtifactReport.model_validate_json(path.read_text(encoding="utf-8"))
     else:
-        report = (rt.validate or _stage0)(rt.candidate)
+        try:
+            report = (rt.validate or _stage0)(rt.candidate)
+        except PptJudgeError as exc:  # the file could not be checked at all
+            return {"error": f"stage 0 could not check the candidate: {exc}"}
         write_model(path, report)
     return {"report": report}
 
@@ -430,7 +433,9 @@ def score_node(state: CaseState, config: RunnableConfig) -> dict[str, Any]:
 
 
 def after_validate(state: CaseState) -> Literal["render", "score"]:
-    """Invalid artifacts are scored without rendering or model calls."""
+    """Invalid artifacts (and files Stage 0 could not read) are scored without model calls."""
+    if state.get("error") or state.get("report") is None:
+        return "score"
     return "render" if state["report"].valid else "score"
 
 
