@@ -96,3 +96,35 @@ class RunKit:
 @pytest.fixture
 def runkit() -> RunKit:
     return RunKit()
+
+
+# --- judge engine area (graph, runner): one tiny benchmark, its reference rendered once ---
+
+
+@pytest.fixture(scope="session")
+def judge_bench(tmp_path_factory: pytest.TempPathFactory, render_pool: RenderPool):
+    """A benchmark in the DESIGN.md layout: task ``flow`` (reference = LibreOffice render of a
+    three-box flowchart deck) and candidates ``good`` (that deck), ``swapped`` (labels swapped)
+    and ``empty`` (one text box: fails Stage 0). Read-only: copy before writing into it."""
+    import shutil
+
+    from pptx import Presentation
+    from pptx.util import Inches
+
+    from tests.judge_helpers import flow_deck
+
+    root = tmp_path_factory.mktemp("judge_bench")
+    bench = root / "bench"
+    task = bench / "tasks" / "flow"
+    task.mkdir(parents=True)
+    good = flow_deck(root / "good.pptx")
+    render_pool.render(good, task / "reference.png")
+    for cfg in ("good", "swapped", "empty"):
+        (bench / "candidates" / cfg).mkdir(parents=True)
+    shutil.copy(good, bench / "candidates" / "good" / "flow.pptx")
+    flow_deck(bench / "candidates" / "swapped" / "flow.pptx", ("Train", "Encode", "Decode"))
+    prs = Presentation()
+    slide = prs.slides.add_slide(prs.slide_layouts[6])
+    slide.shapes.add_textbox(Inches(1), Inches(1), Inches(3), Inches(1)).text_frame.text = "x"
+    prs.save(str(bench / "candidates" / "empty" / "flow.pptx"))
+    return bench
