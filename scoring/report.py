@@ -628,6 +628,24 @@ def _gate_html(rd: _RoundData) -> str:
     return "".join(parts)
 
 
+def _gate_reasons_summary(rounds: Sequence[_RoundData]) -> str:
+    """The reasons of every failed gate, by round, for the top of a case page."""
+    items: list[str] = []
+    for rd in rounds:
+        r = rd.result
+        if r is None:
+            continue
+        for name, verdict in (("semantic", r.semantic), ("render/text", r.render)):
+            if verdict is None or verdict.passed:
+                continue
+            items.extend(
+                f"<li>round {rd.index}, {esc(name)}: <b>{esc(g.target)}</b> — "
+                f"{esc(g.evidence)}</li>"
+                for g in verdict.reasons
+            )
+    return f"<ul>{''.join(items)}</ul>" if items else ""
+
+
 def _event_html(ev: TrajectoryEvent, images: dict[str, str]) -> str:
     head = f"#{ev.seq} · {esc(ev.stage)} · {esc(ev.kind)} · t={ev.t:.1f}s"
     if ev.role:
@@ -706,7 +724,10 @@ def _case_html(case: CaseResult, run: Path, page_dir: Path) -> str:
         ("gate", outcome),
         ("round votes", ", ".join(f"{k} {v}" for k, v in sorted(case.gate_votes.items()))),
         ("rounds", " · ".join(f"r{i} {s}" for i, s in enumerate(case.rounds))),
-        ("taxonomy", f"{case.taxonomy_version} {case.taxonomy_hash[:12]} · policy {case.policy}"),
+        (
+            "taxonomy",
+            f"{case.taxonomy_version or '–'} {case.taxonomy_hash[:12]} · policy {case.policy}",
+        ),
     ]
     if case.error:
         kv.append(("error", case.error))
@@ -716,6 +737,9 @@ def _case_html(case: CaseResult, run: Path, page_dir: Path) -> str:
         + "</table>"
     ]
     pair = _pair_html(case, folder, page_dir, warnings)
+    reasons = _gate_reasons_summary(rounds)
+    if reasons:
+        body.append("<h2>Gate failures</h2>" + reasons)
     if warnings:
         body.append("".join(f'<p class="warn">{esc(w)}</p>' for w in warnings))
     body.append("<h2>Reference and render</h2>" + pair)

@@ -374,6 +374,7 @@ def test_case_page_shows_pair_boxes_crops_reasons_and_support(report):
     assert "overflowing_text_fraction" in t1 and "crop" in t1
     t2 = (index.parent / "cases" / case_slug("alpha/t2") / "index.html").read_text("utf-8")
     assert "arrowhead reversed" in t2 and "semantic gate failed" in t2
+    assert "<h2>Gate failures</h2><ul><li>round 1, semantic" in t2
     assert "round-1.trajectory.jsonl:1: not a trajectory event" in t2
 
 
