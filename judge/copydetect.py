@@ -66,10 +66,13 @@ MIN_TEMPLATE_SIDE_PX = 16
 MIN_TEXTURE_STD = 8.0
 """Grey-level standard deviation below which a template is flat (blank or one colour) and is
 not correlated: it cannot copy anything, and correlation of flat patches is unstable."""
-SCALE_STEP = 1.04
-"""Geometric step between template widths tried in the crop search."""
-REFINE_STEPS = (0.97, 0.98, 0.99, 1.01, 1.02, 1.03)
-"""Width factors tried around the best coarse width (the coarse step leaves up to 2% error)."""
+SCALE_STEP = 1.07
+"""Geometric step between template widths tried in the coarse crop search."""
+REFINE_STEPS = (0.965, 0.975, 0.985, 0.995, 1.005, 1.015, 1.025, 1.035)
+"""Width factors tried around the best coarse width (the coarse step leaves up to 3.5% error)."""
+REFINE_MIN_NCC = 0.6
+"""Coarse correlation below which refining cannot reach :data:`MATCH_NCC` (scale error of a
+few percent costs far less than that), so the search stops early."""
 MIN_INK_FRACTION = 0.03
 """Smallest fraction of a single picture's pixels that must differ clearly (> INK_LEVELS grey
 levels) from its median to be screened as a crop: a lone line or corner is too little to tell
@@ -258,7 +261,7 @@ class ReferenceScreen:
                 best, best_box, best_w = score, box, tw_f
                 if best >= 0.99:
                     return best, best_box
-        if best_box is not None:
+        if best_box is not None and best >= REFINE_MIN_NCC:
             for factor in REFINE_STEPS:
                 score, box, _ = self._match_at(grey, best_w * factor, aspect)
                 if score > best:
