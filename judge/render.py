@@ -67,6 +67,9 @@ MAX_SVG_BYTES = 64 * 1024 * 1024
 INSTANCE_FSIZE_LIMIT = 2 * MAX_PDF_BYTES
 """RLIMIT_FSIZE of the LibreOffice process, in bytes: it cannot write a file larger than this
 (temporary files included), so a hostile deck cannot fill the disk before the size check."""
+INSTANCE_MEMORY_LIMIT = 4 * 1024**3
+"""RLIMIT_AS of the LibreOffice process, in bytes: it maps ~1 GB when warm; a deck that needs
+more than 4 GB (e.g. a decompression-bomb picture) makes it fail, not the machine."""
 MAX_RASTER_PIXELS = 80_000_000
 """Most pixels of one rasterised page (a 56 in x 56 in slide at 150 dpi is 70 MP)."""
 KILL_GRACE_S = 3.0
@@ -220,7 +223,8 @@ class _Instance:
         ]
         prlimit = shutil.which("prlimit")
         if prlimit is not None:
-            cmd = [prlimit, f"--fsize={INSTANCE_FSIZE_LIMIT}", "--", *cmd]
+            limits = [f"--fsize={INSTANCE_FSIZE_LIMIT}", f"--as={INSTANCE_MEMORY_LIMIT}"]
+            cmd = [prlimit, *limits, "--", *cmd]
         env = dict(os.environ)
         for var in ("http_proxy", "https_proxy", "ftp_proxy", "all_proxy"):
             env[var] = env[var.upper()] = CLOSED_PROXY
@@ -264,7 +268,10 @@ class _Instance:
         else:
             reason = f"no UNO connection within {self.startup_timeout:g} s"
         if line is not None:
-            msg = json.loads(line)
+            try:
+                msg = json.loads(line)
+            except ValueError:
+                msg = {"error": f"garbled worker reply {line[:80]!r}"}
             if msg.get("ready"):
                 self.version = str(msg.get("version", ""))
                 self.broken = False
@@ -340,7 +347,10 @@ class _Instance:
             line = self._read_line(deadline)
             if line is None:
                 return None
-            reply: dict[str, object] = json.loads(line)
+            try:
+                reply: dict[str, object] = json.loads(line)
+            except ValueError:
+                raise _WorkerGone() from None  # a garbled channel: treat the worker as dead
             if reply.get("id") == rid:
                 return reply
 
@@ -653,9 +663,17 @@ class RenderPool:
             return f"; the restart failed: {exc}"
         return ""
 
+    @staticmethod
+    def _revive(inst: _Instance, src: Path) -> None:
+        """Restart a dead instance before using it for ``src``; a failure names the deck."""
+        try:
+            inst.restart()
+        except RenderError as exc:
+            raise RenderError(f"{src}: cannot render, {exc}") from exc
+
     def _convert_on(self, inst: _Instance, src: Path, fmt: str, cap: int, limit: float) -> bytes:
         if not inst.alive():
-            inst.restart()
+            self._revive(inst, src)
         inp = inst.work / _INPUT_NAME
         out = inst.work / f"output.{fmt}"
         for stale in (inp, out):
@@ -689,7 +707,7 @@ class RenderPool:
                     break
                 kind, error = reply.get("kind"), reply.get("error")
                 if kind == "disconnected" and reply.get("stage") == "before" and attempt == 0:
-                    inst.restart()  # found dead before the deck was opened: safe to retry
+                    self._revive(inst, src)  # dead before the deck was opened: safe to retry
                     continue
                 if kind == "disconnected" or not inst.alive():
                     note = self._restart(inst)

@@ -29,6 +29,8 @@ DARK = 128
 """Grey level below which a render pixel counts as ink (the slide background is white)."""
 HEAVY_SHAPES = 800
 """Shapes of the deck that keeps LibreOffice busy ~1.5 s, long enough to crash it mid-render."""
+BUSY_TICKS = int(0.3 * os.sysconf("SC_CLK_TCK"))
+"""CPU time (0.3 s, in clock ticks) after which soffice.bin is surely inside the heavy deck."""
 
 
 def make_deck(
@@ -50,6 +52,15 @@ def make_deck(
 def ink_fraction(png: Path) -> float:
     grey = np.asarray(Image.open(png).convert("L"))
     return float((grey < DARK).mean())
+
+
+def cpu_ticks(pid: int) -> int:
+    """utime + stime of a process, in clock ticks (0 when it is gone)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()
+    except OSError:
+        return 0
+    return int(fields[11]) + int(fields[12])
 
 
 def running(pid: int) -> bool:
@@ -189,21 +200,26 @@ def test_soffice_crash_during_render_is_render_error_and_instance_restarts(
         except RenderError as exc:
             outcome.append(exc)
 
+    def soffice_bins() -> dict[int, int]:
+        return {
+            pid: pgid
+            for pgid in render_pool.process_groups()
+            for pid, name in group_members(pgid)
+            if name == "soffice.bin"
+        }
+
+    cpu_before = {pid: cpu_ticks(pid) for pid in soffice_bins()}
     thread = threading.Thread(target=go)
     thread.start()
-    deadline = time.monotonic() + 10
-    busy: list[Path] = []
-    while not busy:  # the instance that holds the deck has its fixed-name copy
-        assert time.monotonic() < deadline
-        busy = list(render_pool._root.glob("instance-*/work/input.pptx"))
+    deadline = time.monotonic() + 30
+    victim = None
+    while victim is None:  # wait until one instance has burnt CPU on the deck: it is loading it
+        assert time.monotonic() < deadline, "no instance started working on the deck"
+        for pid, ticks in cpu_before.items():
+            if cpu_ticks(pid) - ticks >= BUSY_TICKS:
+                victim = pid
         time.sleep(0.02)
-    time.sleep(0.4)  # let LibreOffice start loading it
-    index = int(busy[0].parent.parent.name.split("-")[1])
-    instance = render_pool._instances[index]
-    assert instance.soffice is not None
-    victims = [p for p, name in group_members(instance.soffice.pid) if name == "soffice.bin"]
-    for pid in victims:
-        os.kill(pid, signal.SIGKILL)
+    os.kill(victim, signal.SIGKILL)
     thread.join(60)
     assert len(outcome) == 1 and isinstance(outcome[0], RenderError), outcome
     assert not isinstance(outcome[0], RenderTimeout)
