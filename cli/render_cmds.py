@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import importlib
 import os
-from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated
 
@@ -12,6 +10,7 @@ import typer
 
 from cli.base import EXIT_FAIL, app, guarded
 from judge.errors import PptJudgeError, RenderError
+from judge.ooxml import requested_fonts
 from judge.render import DEFAULT_DPI, RenderPool
 from judge.rundir import atomic_write_bytes, write_model
 from judge.schema import RenderResult
@@ -20,24 +19,13 @@ DEFAULT_TIMEOUT_S = 60.0
 """Seconds one deck may take before its LibreOffice instance is killed and restarted."""
 
 
-def font_reader() -> Callable[[Path], list[str]] | None:
-    """``judge.ooxml.requested_fonts`` made total (a deck it cannot read asks for no fonts),
-    or None when that reader is not available."""
+def deck_fonts(path: Path) -> list[str]:
+    """The font families a deck asks for (theme and runs), read safely; [] when unreadable
+    (the render then fails and says why)."""
     try:
-        ooxml = importlib.import_module("judge.ooxml")
-    except ImportError:
-        return None
-    reader = getattr(ooxml, "requested_fonts", None)
-    if reader is None:
-        return None
-
-    def read(path: Path) -> list[str]:
-        try:
-            return list(reader(path))
-        except PptJudgeError:
-            return []
-
-    return read
+        return requested_fonts(path)
+    except PptJudgeError:
+        return []
 
 
 @app.command("render")
@@ -72,10 +60,9 @@ def render_cmd(
 
     def run() -> int:
         n = workers if workers is not None else max(1, min(len(decks), os.cpu_count() or 1))
-        fonts = font_reader()
         failed = 0
         with RenderPool(workers=n, timeout=timeout, dpi=dpi) as pool:
-            results = pool.render_many(decks, out, dpi=dpi, requested_fonts=fonts)
+            results = pool.render_many(decks, out, dpi=dpi, requested_fonts=deck_fonts)
             for deck, res in zip(decks, results, strict=True):
                 if isinstance(res, RenderResult) and svg:
                     try:

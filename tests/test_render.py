@@ -340,3 +340,16 @@ def test_render_command_renders_many_decks_and_reports_failures(tmp_path: Path) 
     meta = json.loads((out / "cmd1.render.json").read_text())
     assert meta["width_px"] == 400 and Path(meta["png"]) == out / "cmd1.png"
     assert (out / "cmd0.png").is_file() and not (out / "bad.png").exists()
+    fonts = meta["provenance"]
+    assert "Calibri" in fonts["requested_fonts"]  # python-pptx's default theme font
+    assert "Calibri" in fonts["substituted_fonts"]  # proprietary: never installed on Debian
+
+
+def test_render_command_without_libreoffice_exits_2_with_one_line(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.setattr(render_mod, "SOFFICE", "no-such-soffice-binary")
+    deck = make_deck(tmp_path / "d.pptx", ["X"])
+    result = CliRunner().invoke(app, ["render", str(deck), "--out", str(tmp_path / "o")])
+    assert result.exit_code == 2
+    assert "LibreOffice not found" in result.output and "Traceback" not in result.output
