@@ -45,7 +45,8 @@ MISSING_TASKS_RULE = (
 
 
 def load_cases(runs: Sequence[Path]) -> list[CaseResult]:
-    """Pool the results of several runs. A case id present in two runs is an error.
+    """Pool the results of several runs. A case id present in two runs is an error, and so
+    are cases scored under different taxonomies or policies (their points do not compare).
 
     The same configuration may appear in two runs only with distinct tasks (e.g. a benchmark
     judged in two halves); judging the same case twice would double-count it.
@@ -53,9 +54,20 @@ def load_cases(runs: Sequence[Path]) -> list[CaseResult]:
     if not runs:
         raise BenchmarkError("no run directory given")
     seen: dict[str, Path] = {}
+    scoring: dict[tuple[str, str], Path] = {}
     pooled: list[CaseResult] = []
     for run in runs:
         for case in read_results(Path(run)):
+            rule = (case.taxonomy_hash, case.policy)
+            if scoring and rule not in scoring:
+                (other_hash, other_policy), where = next(iter(scoring.items()))
+                raise BenchmarkError(
+                    f"{run}: case {case.case_id!r} was scored with taxonomy "
+                    f"{case.taxonomy_hash[:12] or '?'} / policy {case.policy}, but {where} "
+                    f"has taxonomy {other_hash[:12] or '?'} / policy {other_policy}; "
+                    "rescore the runs under one taxonomy and policy before pooling"
+                )
+            scoring.setdefault(rule, Path(run))
             if case.case_id in seen:
                 raise BenchmarkError(
                     f"{run}: case {case.case_id!r} is also in {seen[case.case_id]}; "

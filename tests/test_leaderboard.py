@@ -267,3 +267,10 @@ def test_cli_leaderboard_pools_two_runs(runkit, tmp_path):
     assert data["tasks"] == 2 and {r["cases"] for r in data["rows"]} == {2}
     dup = runner.invoke(app, ["leaderboard", str(one), str(one)])
     assert dup.exit_code == 2 and "also in" in dup.output
+
+
+def test_pooling_runs_scored_under_different_taxonomies_is_an_error(runkit, tmp_path):
+    one = runkit.write(tmp_path / "one", [runkit.case("A", "t1", taxonomy_hash="a" * 64)])
+    two = runkit.write(tmp_path / "two", [runkit.case("A", "t2", taxonomy_hash="b" * 64)])
+    with pytest.raises(BenchmarkError, match="rescore the runs"):
+        load_cases([one, two])
