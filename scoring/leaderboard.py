@@ -59,7 +59,7 @@ def load_cases(runs: Sequence[Path]) -> list[CaseResult]:
     for run in runs:
         for case in read_results(Path(run)):
             rule = (case.taxonomy_hash, case.policy)
-            if scoring and rule not in scoring:
+            if scoring and rule not in scoring and not is_errored(case):
                 (other_hash, other_policy), where = next(iter(scoring.items()))
                 raise BenchmarkError(
                     f"{run}: case {case.case_id!r} was scored with taxonomy "
@@ -67,7 +67,8 @@ def load_cases(runs: Sequence[Path]) -> list[CaseResult]:
                     f"has taxonomy {other_hash[:12] or '?'} / policy {other_policy}; "
                     "rescore the runs under one taxonomy and policy before pooling"
                 )
-            scoring.setdefault(rule, Path(run))
+            if not is_errored(case):  # errored cases carry no points to compare
+                scoring.setdefault(rule, Path(run))
             if case.case_id in seen:
                 raise BenchmarkError(
                     f"{run}: case {case.case_id!r} is also in {seen[case.case_id]}; "
