@@ -172,15 +172,19 @@ def report_cmd(
         int, typer.Option(help="Bootstrap resamples for the leaderboard intervals.", min=1)
     ] = DEFAULT_RESAMPLES,
     seed: Annotated[int, typer.Option(help="Seed of the bootstrap generator.")] = DEFAULT_SEED,
+    labels: Annotated[
+        Path | None,
+        typer.Option("--labels", help="Human labels CSV: add the agreement statistics."),
+    ] = None,
 ) -> None:
     """Write a static HTML report (opens from disk, no server): leaderboard, plots, case pages.
 
-    Example: judge report runs/main --out report/ && chromium report/index.html
+    Example: judge report runs/main --out report/ --labels fixtures/labels.csv
     """
     from scoring.report import write_report
 
     def go() -> Path:
-        return write_report(run, out, n_resamples=resamples, seed=seed)
+        return write_report(run, out, n_resamples=resamples, seed=seed, labels=labels)
 
     index = guarded(go)
     typer.echo(f"wrote {index}")

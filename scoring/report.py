@@ -40,6 +40,7 @@ from judge.schema import (
     RunManifest,
     TrajectoryEvent,
 )
+from scoring.agreement import agreement_report, agreement_text, read_labels
 from scoring.bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED
 from scoring.findings_stats import FindingsReport, findings_report
 from scoring.leaderboard import Leaderboard, build_leaderboard
@@ -417,6 +418,7 @@ def _index_html(
     board: Leaderboard,
     frep: FindingsReport,
     slugs: dict[str, str],
+    agreement: str = "",
 ) -> str:
     sub, warn = _manifest_html(run)
     header = f"<h1>pptjudge report</h1><div class=sub>{sub}</div>"
@@ -444,6 +446,9 @@ def _index_html(
     body.append(_legend(GATE_ORDER, GATE_COLOURS) + "</div>")
     body.append("<h2>Findings and penalties</h2>")
     body.append(_findings_html(frep))
+    if agreement:
+        body.append("<h2>Agreement with human labels</h2>")
+        body.append(f"<pre>{esc(agreement)}</pre>")
     body.append("<h2>Cases</h2>")
     rows = []
     for c in sorted(cases, key=lambda c: (c.config_id, c.task_id)):
@@ -769,12 +774,21 @@ def write_report(
     *,
     n_resamples: int = DEFAULT_RESAMPLES,
     seed: int = DEFAULT_SEED,
+    labels: Path | None = None,
 ) -> Path:
-    """Write the report of ``run`` into ``out``; return the path of ``index.html``."""
+    """Write the report of ``run`` into ``out``; return the path of ``index.html``.
+
+    ``labels``: a human labels CSV (see :mod:`scoring.agreement`); its agreement statistics are
+    added to the index page.
+    """
     run, out = Path(run), Path(out)
     cases = read_results(run)
     if not cases:
         raise BenchmarkError(f"{run}: results.jsonl has no cases")
+    agreement = ""
+    if labels is not None:
+        labs = read_labels(labels, known_cases={c.case_id for c in cases})
+        agreement = agreement_text(agreement_report(cases, labs, labels_file=str(labels)))
     if out.exists() and not out.is_dir():
         raise BenchmarkError(f"{out}: exists and is not a folder")
     out.mkdir(parents=True, exist_ok=True)
@@ -788,5 +802,5 @@ def write_report(
         page_dir.mkdir(parents=True, exist_ok=True)
         (page_dir / "index.html").write_text(_case_html(case, run, page_dir), encoding="utf-8")
     index = out / "index.html"
-    index.write_text(_index_html(run, cases, board, frep, slugs), encoding="utf-8")
+    index.write_text(_index_html(run, cases, board, frep, slugs, agreement), encoding="utf-8")
     return index

@@ -399,3 +399,21 @@ def test_cli_report_writes_index(runkit, tmp_path):
     )
     assert res.exit_code == 0, res.output
     assert (tmp_path / "out" / "index.html").is_file()
+
+
+def test_cli_report_with_labels_adds_agreement_and_rejects_unknown_cases(runkit, tmp_path):
+    run = runkit.write(
+        tmp_path / "run", [runkit.case("A", "t1"), runkit.case("A", "t2", gate="semantic")]
+    )
+    labels = tmp_path / "labels.csv"
+    labels.write_text("case_id,annotator,gate,subtypes\nA/t1,ann,pass,\nA/t2,ann,pass,\n", "utf-8")
+    out = tmp_path / "out"
+    res = runner.invoke(
+        app, ["report", str(run), "--out", str(out), "--resamples", "50", "--labels", str(labels)]
+    )
+    assert res.exit_code == 0, res.output
+    text = (out / "index.html").read_text("utf-8")
+    assert "Agreement with human labels" in text and "1/2 agree" in text
+    labels.write_text("case_id,annotator,gate,subtypes\nA/t9,ann,pass,\n", "utf-8")
+    res = runner.invoke(app, ["report", str(run), "--out", str(out), "--labels", str(labels)])
+    assert res.exit_code == 2 and "labels.csv:2" in res.output
