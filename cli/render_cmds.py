@@ -39,7 +39,9 @@ def render_cmd(
     ),
     workers: Annotated[
         int | None,
-        typer.Option(help="LibreOffice instances in parallel [default: min(decks, CPUs)]."),
+        typer.Option(
+            help="LibreOffice instances in parallel (default: one per deck, at most one per CPU)."
+        ),
     ] = None,
     timeout: Annotated[
         float, typer.Option(help="Seconds per deck before its instance is killed and restarted.")
@@ -71,7 +73,8 @@ def render_cmd(
                         res = exc
                 if isinstance(res, RenderError):
                     failed += 1
-                    typer.echo(f"FAIL {deck}: {res}")
+                    reason = str(res).removeprefix(f"{deck}: ")  # errors name the deck
+                    typer.echo(f"FAIL {deck}: {reason}")
                     continue
                 write_model(out / f"{deck.stem}.render.json", res)
                 subst = res.provenance.substituted_fonts
