@@ -20,6 +20,8 @@ _MODULES: list[str] = [
     "judge.tools.nodes",
     "judge.tools.arrows",
     "judge.tools.diff",
+    "judge.tools.textfit",
+    "judge.tools.graphs",
 ]
 
 

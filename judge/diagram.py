@@ -1,0 +1,629 @@
+"""Diagram graphs: read from a raster (reference or render) or from the candidate's object tree,
+and matched node-to-node and edge-to-edge.
+
+A :class:`Graph` is in the image frame of the image it describes (pixels of the full-resolution
+reference or render). Matching first aligns each graph to its own node extent (so outer
+whitespace, centring and scale never count), then pairs nodes by label similarity (normalised
+edit distance) with position as a tie-breaker, then pairs what is left by position alone (a
+changed label keeps its place).
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+import numpy as np
+from scipy.optimize import linear_sum_assignment
+
+from judge.schema import ObjectTree, SlideObject
+from judge.thresholds import (
+    LABEL_CHANGED_MIN_DISTANCE,
+    LABEL_MATCH_MAX_DISTANCE,
+    OCR_CONFIDENT,
+    POSITION_WEIGHT,
+    UNLABELLED_MATCH_MAX_POSITION,
+)
+from judge.tools.arrows import LineComp
+from judge.tools.nodes import Blob, hex_of
+from judge.tools.ocr import OcrLine
+
+LINE_TYPES = ("connector", "line")
+"""Object types that draw edges."""
+
+NODE_TYPES = ("autoshape", "text_box", "placeholder", "freeform", "table", "picture")
+"""Object types that may be nodes (a freeform with a closed outline can be a box)."""
+
+ENDPOINT_TOLERANCE_FRAC = 0.02
+"""A free line's end lands on a shape when within 2 % of the slide's larger side of its box."""
+
+
+@dataclass
+class GNode:
+    """One node. ``box`` = (x, y, w, h) in pixels of the graph's image."""
+
+    id: str
+    label: str
+    confidence: float
+    """1.0 for object-tree text; the OCR score for raster labels (0 when unlabelled)."""
+    box: tuple[float, float, float, float]
+    fill: str | None = None
+    stroke: str | None = None
+    corner_radius_frac: float | None = None
+    text_height_px: float | None = None
+    """Height of the label's first text line (OCR box), pixels of the graph's image."""
+    lines: int = 0
+    """Text lines the label occupies (OCR) or paragraphs (object tree)."""
+    bold: bool | None = None
+    text_rgb: str | None = None
+    font_size_pt: float | None = None
+    source: list[str] = field(default_factory=list)
+    """Where it came from: ``blob:3``, ``shape:12`` (object-tree shape id)."""
+
+    @property
+    def centre(self) -> tuple[float, float]:
+        x, y, w, h = self.box
+        return (x + w / 2, y + h / 2)
+
+
+@dataclass
+class GEdge:
+    """A directed edge ``src -> dst`` (node ids); ``direction`` says how sure that is."""
+
+    src: str
+    dst: str
+    direction: str
+    """``high`` / ``medium`` (an arrowhead was seen or declared), ``low``, ``undirected``."""
+    dashed: bool | None = None
+    thickness_px: float | None = None
+    head: str | None = None
+    """Arrowhead style when known (object tree), e.g. ``triangle``."""
+    source: str = ""
+
+    @property
+    def directed(self) -> bool:
+        return self.direction in ("high", "medium")
+
+
+@dataclass
+class Graph:
+    """A diagram graph in one image's pixel frame."""
+
+    source: str
+    """``reference``, ``render`` (raster reading of the candidate) or ``tree``."""
+    width: int
+    height: int
+    nodes: list[GNode] = field(default_factory=list)
+    edges: list[GEdge] = field(default_factory=list)
+    panels: list[dict[str, Any]] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+    def node(self, nid: str) -> GNode:
+        for n in self.nodes:
+            if n.id == nid:
+                return n
+        raise KeyError(nid)
+
+    def extent(self) -> tuple[float, float, float, float]:
+        """(x0, y0, x1, y1) of the union of node boxes (the whole image when no nodes)."""
+        if not self.nodes:
+            return (0.0, 0.0, float(self.width), float(self.height))
+        x0 = min(n.box[0] for n in self.nodes)
+        y0 = min(n.box[1] for n in self.nodes)
+        x1 = max(n.box[0] + n.box[2] for n in self.nodes)
+        y1 = max(n.box[1] + n.box[3] for n in self.nodes)
+        return (x0, y0, max(x1, x0 + 1), max(y1, y0 + 1))
+
+    def normalised_centre(self, n: GNode) -> tuple[float, float]:
+        """Node centre as 0-1 fractions of the node extent (whitespace and scale removed)."""
+        x0, y0, x1, y1 = self.extent()
+        cx, cy = n.centre
+        return ((cx - x0) / (x1 - x0), (cy - y0) / (y1 - y0))
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "source": self.source,
+            "image_size": [self.width, self.height],
+            "nodes": [
+                {k: v for k, v in asdict(n).items() if v not in (None, [], "")} for n in self.nodes
+            ],
+            "edges": [{k: v for k, v in asdict(e).items() if v is not None} for e in self.edges],
+            "panels": self.panels,
+            "notes": self.notes,
+        }
+
+
+# ------------------------------------------------------------------------------------------
+# Labels
+
+
+def normalise_label(text: str) -> str:
+    """Lowercase, NFKC, punctuation to spaces, whitespace collapsed."""
+    t = unicodedata.normalize("NFKC", text).lower()
+    t = re.sub(r"[^\w]+", " ", t)
+    return " ".join(t.split())
+
+
+def label_distance(a: str, b: str) -> float:
+    """Normalised edit distance (0 = same, 1 = nothing shared) of two normalised labels."""
+    a, b = normalise_label(a), normalise_label(b)
+    if a == b:
+        return 0.0
+    if not a or not b:
+        return 1.0
+    a_, b_ = a.replace(" ", ""), b.replace(" ", "")
+    if a_ == b_:
+        return 0.0  # OCR often drops or adds spaces
+    prev = list(range(len(b_) + 1))
+    for i, ca in enumerate(a_, 1):
+        cur = [i]
+        for j, cb in enumerate(b_, 1):
+            cur.append(min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (ca != cb)))
+        prev = cur
+    return prev[-1] / max(len(a_), len(b_))
+
+
+# ------------------------------------------------------------------------------------------
+# Raster reading
+
+
+def _inside(pt: tuple[float, float], box: tuple[float, float, float, float]) -> bool:
+    x, y, w, h = box
+    return x <= pt[0] <= x + w and y <= pt[1] <= y + h
+
+
+def read_raster_graph(
+    source: str,
+    size: tuple[int, int],
+    blobs: list[Blob],
+    lines: list[LineComp],
+    ocr: list[OcrLine],
+) -> Graph:
+    """The graph of a raster from its blobs, line components and OCR (all image frame).
+
+    Nodes are blobs holding no other blob (leaves); their labels are the OCR lines centred in
+    them. Blobs holding others are panels, titled by their own OCR lines. Edges come from line
+    components touching two or more nodes (``arrows.detect_lines`` with the leaves as endpoints).
+    """
+    w, h = size
+    g = Graph(source=source, width=w, height=h)
+    leaves = [i for i, b in enumerate(blobs) if not b.children]
+    used: set[int] = set()
+    ids: dict[int, str] = {}
+    for i in leaves:
+        b = blobs[i]
+        box = tuple(float(v) for v in b.box)
+        mine = [k for k, ln in enumerate(ocr) if k not in used and _inside(ln.centre, box)]  # type: ignore[arg-type]
+        used.update(mine)
+        texts = [ocr[k] for k in mine]
+        label = " ".join(t.text for t in texts)
+        conf = min((t.confidence for t in texts), default=0.0)
+        nid = f"n{len(g.nodes)}"
+        ids[i] = nid
+        g.nodes.append(
+            GNode(
+                id=nid,
+                label=label,
+                confidence=round(conf, 3),
+                box=box,  # type: ignore[arg-type]
+                fill=hex_of(b.fill_bgr),
+                stroke=hex_of(b.stroke_bgr),
+                corner_radius_frac=round(b.corner_radius_frac, 3),
+                text_height_px=round(texts[0].box[3], 1) if texts else None,
+                lines=len(texts),
+                source=[f"blob:{i}"],
+            )
+        )
+    for i, b in enumerate(blobs):
+        if not b.children:
+            continue
+        box = tuple(float(v) for v in b.box)
+        title = [
+            ocr[k].text
+            for k in range(len(ocr))
+            if k not in used and _inside(ocr[k].centre, box)  # type: ignore[arg-type]
+        ]
+        g.panels.append({"box": list(box), "title": " ".join(title[:1]), "blob": i})
+    endpoint_ids = {pos: ids[i] for pos, i in enumerate(leaves)}
+    del endpoint_ids  # lines index blobs directly
+    seen: set[tuple[str, str]] = set()
+    for ln in lines:
+        for a, b, conf in ln.edges():
+            if a not in ids or b not in ids:
+                continue
+            key = (ids[a], ids[b])
+            if key in seen:
+                continue
+            seen.add(key)
+            g.edges.append(
+                GEdge(
+                    src=ids[a],
+                    dst=ids[b],
+                    direction=conf,
+                    dashed=ln.dashed,
+                    thickness_px=ln.thickness_px,
+                    source=f"line@{ln.box[0]},{ln.box[1]}",
+                )
+            )
+    # a two-way undirected duplicate of a directed edge adds nothing
+    directed = {(e.src, e.dst) for e in g.edges if e.directed}
+    g.edges = [
+        e
+        for e in g.edges
+        if e.directed or ((e.src, e.dst) not in directed and (e.dst, e.src) not in directed)
+    ]
+    return g
+
+
+# ------------------------------------------------------------------------------------------
+# Object-tree reading
+
+
+def _px_box(o: SlideObject, w: int, h: int) -> tuple[float, float, float, float]:
+    return (o.bbox.x * w, o.bbox.y * h, o.bbox.w * w, o.bbox.h * h)
+
+
+def _contains(outer: tuple[float, ...], inner: tuple[float, ...]) -> bool:
+    cx, cy = inner[0] + inner[2] / 2, inner[1] + inner[3] / 2
+    return _inside((cx, cy), outer)  # type: ignore[arg-type]
+
+
+def _dist_to_box(p: tuple[float, float], box: tuple[float, float, float, float]) -> float:
+    x, y, w, h = box
+    dx = max(x - p[0], 0.0, p[0] - (x + w))
+    dy = max(y - p[1], 0.0, p[1] - (y + h))
+    return float(np.hypot(dx, dy))
+
+
+def _line_like(o: SlideObject) -> bool:
+    """A freeform drawn as an open polyline (no fill, or an arrowhead): an edge, not a node."""
+    return o.type == "freeform" and (
+        o.head_end is not None or o.tail_end is not None or o.fill_rgb is None and not o.text
+    )
+
+
+def read_tree_graph(tree: ObjectTree, size: tuple[int, int]) -> Graph:
+    """The candidate's graph from its object tree, in the render's pixel frame (``size``).
+
+    Nodes: shapes with a body (not lines, connectors or groups); a text box whose centre lies in
+    an unlabelled shape becomes that shape's label; shapes holding two or more other nodes are
+    panels. Edges: connectors glued at both ends, or lines/connectors whose ends land on node
+    boxes; direction from the arrowhead ends (tail = at the end point).
+    """
+    w, h = size
+    g = Graph(source="tree", width=w, height=h)
+    objs = [
+        o
+        for o in tree.objects
+        if o.type in NODE_TYPES and o.bbox.w > 0 and o.bbox.h > 0 and not _line_like(o)
+    ]
+    boxes = {o.id: _px_box(o, w, h) for o in objs}
+    min_side = 0.01 * min(w, h)
+    shapes = [
+        o for o in objs if o.type != "text_box" or o.fill_rgb is not None or o.line_rgb is not None
+    ]
+    shapes = [o for o in shapes if min(boxes[o.id][2], boxes[o.id][3]) >= min_side]
+    texts = [o for o in objs if o.type == "text_box" and o not in shapes and o.text.strip()]
+    # panels: shapes holding 2+ other shapes
+    panel_ids = set()
+    for o in shapes:
+        inner = [q for q in shapes if q.id != o.id and _contains(boxes[o.id], boxes[q.id])]
+        if len(inner) >= 2 and boxes[o.id][2] * boxes[o.id][3] > 2.5 * max(
+            boxes[q.id][2] * boxes[q.id][3] for q in inner
+        ):
+            panel_ids.add(o.id)
+    node_objs = [o for o in shapes if o.id not in panel_ids and o.type != "picture"]
+    alias: dict[int, int] = {}
+    labels: dict[int, list[str]] = {
+        o.id: [o.text.strip()] if o.text.strip() else [] for o in node_objs
+    }
+    extra: dict[int, SlideObject] = {}
+    for t in texts:
+        host = [o for o in node_objs if _contains(boxes[o.id], boxes[t.id])]
+        if host:
+            # the smallest shape holding the text's centre
+            o = min(host, key=lambda q: boxes[q.id][2] * boxes[q.id][3])
+            labels[o.id].append(t.text.strip())
+            alias[t.id] = o.id
+            extra.setdefault(o.id, t)
+        else:
+            panel_host = [p for p in panel_ids if _contains(boxes[p], boxes[t.id])]
+            g.panels.append(
+                {"title": t.text.strip(), "box": list(boxes[t.id]), "shape": t.id, "in": panel_host}
+            )
+    for o in node_objs:
+        src = extra.get(o.id, o)
+        label = " ".join(labels[o.id])
+        g.nodes.append(
+            GNode(
+                id=f"s{o.id}",
+                label=label,
+                confidence=1.0 if label else 0.0,
+                box=boxes[o.id],
+                fill=o.fill_rgb,
+                stroke=o.line_rgb,
+                corner_radius_frac=(
+                    o.adjustments[0]
+                    if o.geometry == "roundRect" and o.adjustments
+                    else (0.16667 if o.geometry == "roundRect" else 0.0)
+                ),
+                lines=len([p for p in label.split("\n") if p.strip()]) if label else 0,
+                bold=src.bold if src.text.strip() else o.bold,
+                text_rgb=src.text_rgb if src.text.strip() else o.text_rgb,
+                font_size_pt=(src.font_sizes_pt or o.font_sizes_pt or [None])[0],
+                source=[f"shape:{o.id}"] + ([f"shape:{extra[o.id].id}"] if o.id in extra else []),
+            )
+        )
+    for p in panel_ids:
+        g.panels.append({"box": list(boxes[p]), "shape": p})
+    node_of = {o.id: f"s{o.id}" for o in node_objs}
+    node_of.update({t: f"s{o}" for t, o in alias.items()})
+    tol = ENDPOINT_TOLERANCE_FRAC * max(w, h)
+    seen: set[tuple[str, str]] = set()
+
+    def nearest(p: tuple[float, float]) -> str | None:
+        best, bd = None, tol
+        for o in node_objs:
+            d = _dist_to_box(p, boxes[o.id])
+            if d <= bd:
+                best, bd = node_of[o.id], d
+        return best
+
+    for o in tree.objects:
+        if o.type not in LINE_TYPES and not _line_like(o):
+            continue
+        x, y, bw, bh = _px_box(o, w, h)
+        start = (x + bw if o.flip_h else x, y + bh if o.flip_v else y)
+        end = (x if o.flip_h else x + bw, y if o.flip_v else y + bh)
+        a = node_of.get(o.begin_id) if o.begin_id is not None else None
+        b = node_of.get(o.end_id) if o.end_id is not None else None
+        a = a or nearest(start)
+        b = b or nearest(end)
+        known_order = o.type in LINE_TYPES
+        if (a is None or b is None) and not (a or b):
+            # a polyline's ends are two opposite corners of its box, in an order the tree
+            # does not give: direction is left to the raster reading
+            a2, b2 = nearest((start[0], end[1])), nearest((end[0], start[1]))
+            if a2 and b2 and a2 != b2:
+                a, b = a2, b2
+                known_order = False
+        if a is None or b is None or a == b:
+            continue
+        tail, head = o.tail_end, o.head_end
+        if not known_order:
+            pairs = [(a, b, "low"), (b, a, "low")]
+        elif tail and not head:
+            pairs = [(a, b, "high")]
+        elif head and not tail:
+            pairs = [(b, a, "high")]
+        elif head and tail:
+            pairs = [(a, b, "medium"), (b, a, "medium")]
+        else:
+            pairs = [(a, b, "undirected")]
+        for s, d, conf in pairs:
+            if (s, d) in seen:
+                continue
+            seen.add((s, d))
+            g.edges.append(
+                GEdge(
+                    src=s,
+                    dst=d,
+                    direction=conf,
+                    dashed=o.dash is not None and o.dash != "solid",
+                    thickness_px=(o.line_width_pt or 0.75) * h / tree.slide_height_pt,
+                    head=tail if s == a else head,
+                    source=f"shape:{o.id}",
+                )
+            )
+    return g
+
+
+# ------------------------------------------------------------------------------------------
+# Matching and comparison
+
+
+@dataclass
+class Match:
+    """Node pairs between graph ``a`` and graph ``b``."""
+
+    pairs: dict[str, str]
+    """a node id -> b node id."""
+    unmatched_a: list[str]
+    unmatched_b: list[str]
+    distances: dict[str, float]
+    """a node id -> label distance to its partner."""
+
+
+def match_nodes(a: Graph, b: Graph) -> Match:
+    """Pair nodes by label (normalised edit distance) and aligned position, then leftovers by
+    position alone. Deterministic (Hungarian assignment on a fixed cost matrix)."""
+    na, nb = a.nodes, b.nodes
+    pairs: dict[str, str] = {}
+    dist: dict[str, float] = {}
+    if na and nb:
+        pa = np.array([a.normalised_centre(n) for n in na])
+        pb = np.array([b.normalised_centre(n) for n in nb])
+        pos = np.sqrt(((pa[:, None, :] - pb[None, :, :]) ** 2).sum(axis=2)) / np.sqrt(2)
+        lab = np.array([[label_distance(x.label, y.label) for y in nb] for x in na])
+        unl = np.array([[not x.label or not y.label for y in nb] for x in na])
+        lab_eff = np.where(unl, 0.5, lab)
+        cost = lab_eff + POSITION_WEIGHT * pos
+        ok = np.where(unl, pos <= UNLABELLED_MATCH_MAX_POSITION, lab <= LABEL_MATCH_MAX_DISTANCE)
+        big = 1e6
+        r, c = linear_sum_assignment(np.where(ok, cost, big))
+        for i, j in zip(r, c, strict=True):
+            if ok[i, j]:
+                pairs[na[i].id] = nb[j].id
+                dist[na[i].id] = float(lab[i, j]) if not unl[i, j] else 0.0
+        # leftovers by position alone (a changed label keeps its place)
+        la = [i for i, n in enumerate(na) if n.id not in pairs]
+        lb = [j for j, n in enumerate(nb) if n.id not in set(pairs.values())]
+        if la and lb:
+            sub = pos[np.ix_(la, lb)]
+            r2, c2 = linear_sum_assignment(sub)
+            for i, j in zip(r2, c2, strict=True):
+                if sub[i, j] <= UNLABELLED_MATCH_MAX_POSITION:
+                    pairs[na[la[i]].id] = nb[lb[j]].id
+                    dist[na[la[i]].id] = float(lab[la[i], lb[j]])
+    matched_b = set(pairs.values())
+    return Match(
+        pairs=pairs,
+        unmatched_a=[n.id for n in na if n.id not in pairs],
+        unmatched_b=[n.id for n in nb if n.id not in matched_b],
+        distances=dist,
+    )
+
+
+@dataclass
+class Discrepancy:
+    """One semantic difference between the reference graph and a candidate graph."""
+
+    kind: str
+    """``missing_node``, ``extra_node``, ``changed_label``, ``missing_edge``, ``extra_edge``,
+    ``reversed_edge`` or ``rewired_edge``."""
+    target: str
+    """What, in reference terms, e.g. ``edge "Encoder" -> "Decoder"``."""
+    evidence: str
+    key: str
+    """Label-based key, comparable across candidate readings."""
+    confident: bool
+
+
+def _q(label: str) -> str:
+    return f'"{label}"' if label else "(unlabelled)"
+
+
+def compare_graphs(ref: Graph, cand: Graph) -> tuple[Match, list[Discrepancy]]:
+    """Node and edge discrepancies of ``cand`` against ``ref``."""
+    m = match_nodes(ref, cand)
+    out: list[Discrepancy] = []
+    rl = {n.id: n for n in ref.nodes}
+    cl = {n.id: n for n in cand.nodes}
+    for rid in m.unmatched_a:
+        n = rl[rid]
+        if not n.label:
+            continue
+        out.append(
+            Discrepancy(
+                "missing_node",
+                f"node {_q(n.label)}",
+                f"no {cand.source} node reads like {_q(n.label)} or sits at its place",
+                f"node:{normalise_label(n.label)}",
+                n.confidence >= OCR_CONFIDENT,
+            )
+        )
+    for cid in m.unmatched_b:
+        n = cl[cid]
+        if not n.label:
+            continue
+        out.append(
+            Discrepancy(
+                "extra_node",
+                f"node {_q(n.label)}",
+                f"the {cand.source} has node {_q(n.label)} that the reference lacks",
+                f"node:{normalise_label(n.label)}",
+                n.confidence >= OCR_CONFIDENT,
+            )
+        )
+    for rid, cid in m.pairs.items():
+        d = m.distances.get(rid, 0.0)
+        r, c = rl[rid], cl[cid]
+        if r.label and c.label and d > LABEL_CHANGED_MIN_DISTANCE:
+            out.append(
+                Discrepancy(
+                    "changed_label",
+                    f"node {_q(r.label)}",
+                    f"the {cand.source} reads {_q(c.label)} at its place (edit distance {d:.2f})",
+                    f"label:{normalise_label(r.label)}",
+                    min(r.confidence, c.confidence) >= OCR_CONFIDENT,
+                )
+            )
+    inv = {v: k for k, v in m.pairs.items()}
+    cedges = {(e.src, e.dst): e for e in cand.edges}
+    redges = {(e.src, e.dst): e for e in ref.edges}
+
+    def lab(g: Graph, nid: str) -> str:
+        return g.node(nid).label
+
+    missing: list[tuple[str, str]] = []
+    for (s, d), e in redges.items():
+        if s not in m.pairs or d not in m.pairs:
+            continue
+        cs, cd = m.pairs[s], m.pairs[d]
+        target = f"edge {_q(lab(ref, s))} -> {_q(lab(ref, d))}"
+        key = f"edge:{normalise_label(lab(ref, s))}>{normalise_label(lab(ref, d))}"
+        fwd, back = cedges.get((cs, cd)), cedges.get((cd, cs))
+        if fwd is not None:
+            continue
+        if back is not None:
+            if e.directed and back.directed and (d, s) not in redges:
+                out.append(
+                    Discrepancy(
+                        "reversed_edge",
+                        target,
+                        f"the {cand.source} draws it {_q(lab(cand, cd))} -> {_q(lab(cand, cs))}",
+                        key,
+                        e.direction == "high" and back.direction == "high",
+                    )
+                )
+            continue
+        missing.append((s, d))
+    extra: list[tuple[str, str]] = []
+    for (cs, cd), e in cedges.items():
+        if cs not in inv or cd not in inv:
+            continue
+        s, d = inv[cs], inv[cd]
+        if (s, d) in redges or (d, s) in redges:
+            continue
+        if e.direction == "undirected" and (cd, cs) in cedges:
+            continue
+        extra.append((cs, cd))
+    used_extra: set[tuple[str, str]] = set()
+    for s, d in missing:
+        e = redges[(s, d)]
+        target = f"edge {_q(lab(ref, s))} -> {_q(lab(ref, d))}"
+        key = f"edge:{normalise_label(lab(ref, s))}>{normalise_label(lab(ref, d))}"
+        cs = m.pairs[s]
+        partner = next((x for x in extra if x[0] == cs and x not in used_extra), None)
+        if partner is not None:
+            used_extra.add(partner)
+            out.append(
+                Discrepancy(
+                    "rewired_edge",
+                    target,
+                    f"the {cand.source} leads it to {_q(lab(cand, partner[1]))} instead",
+                    key,
+                    e.direction == "high",
+                )
+            )
+        else:
+            out.append(
+                Discrepancy(
+                    "missing_edge",
+                    target,
+                    f"no {cand.source} line joins these nodes",
+                    key,
+                    e.direction == "high",
+                )
+            )
+    for cs, cd in extra:
+        if (cs, cd) in used_extra:
+            continue
+        e = cedges[(cs, cd)]
+        ls, ld = lab(cand, cs), lab(cand, cd)
+        out.append(
+            Discrepancy(
+                "extra_edge",
+                f"edge {_q(lab(ref, inv[cs]))} -> {_q(lab(ref, inv[cd]))}",
+                f"the {cand.source} draws {_q(ls)} -> {_q(ld)}, which the reference lacks",
+                f"edge:{normalise_label(lab(ref, inv[cs]))}>{normalise_label(lab(ref, inv[cd]))}",
+                e.direction in ("high", "medium"),
+            )
+        )
+    return m, out
+
+
+def discrepancy_dict(d: Discrepancy) -> dict[str, Any]:
+    return asdict(d)

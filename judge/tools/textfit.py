@@ -1,0 +1,168 @@
+"""Text fit from LibreOffice's SVG export: where each text frame's lines actually landed.
+
+The export keeps, per shape, its outline path and each rendered text line (one ``TextPosition``
+tspan per line, with its baseline and font size), in 1/100 mm. From it we get, per candidate
+text frame: how many lines LibreOffice wrapped the text into against how many paragraphs the
+text has (and how many lines the reference label takes), whether the text runs beyond its shape
+(overflow), and whether two frames' text overlap. Frames are tied to object-tree shapes by their
+text. Without an SVG export the tool says so (measurements then come from the render's OCR).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from lxml import etree
+
+from judge.diagram import normalise_label
+from judge.thresholds import OVERFLOW_TOLERANCE_FRAC, TEXT_OVERLAP_MIN_FRAC
+from judge.tools.base import Tool, ToolContext, ToolOutput
+from judge.tools.ocr import memo
+
+SVG_NS = "{http://www.w3.org/2000/svg}"
+ASCENT, DESCENT = 0.8, 0.25
+"""Glyph extent above / below the baseline as fractions of the font size (sans fonts)."""
+AVG_CHAR_WIDTH = 0.5
+"""Average advance of a sans glyph as a fraction of the font size, to estimate line widths."""
+
+
+@dataclass
+class TextFrame:
+    """One shape's rendered text, in 1/100 mm of the slide (the SVG's units)."""
+
+    shape_box: tuple[float, float, float, float]
+    text: str
+    lines: int
+    text_box: tuple[float, float, float, float]
+    overflow: bool
+    shape_id: int | None = None
+    paragraphs: int = 1
+    overlaps: bool = False
+
+
+def _path_box(d: str) -> tuple[float, float, float, float] | None:
+    nums = [float(v) for v in re.findall(r"-?\d+(?:\.\d+)?", d)]
+    if len(nums) < 4:
+        return None
+    xs, ys = nums[0::2], nums[1::2]
+    return (min(xs), min(ys), max(xs) - min(xs), max(ys) - min(ys))
+
+
+def parse_svg(svg: bytes) -> list[TextFrame]:
+    """Every shape with text in LibreOffice's SVG export, in document (z) order."""
+    parser = etree.XMLParser(
+        resolve_entities=False, no_network=True, huge_tree=True, load_dtd=False
+    )
+    root = etree.fromstring(svg, parser)
+    frames: list[TextFrame] = []
+    for g in root.iter(f"{SVG_NS}g"):
+        cls = g.get("class", "")
+        if not cls.startswith("com.sun.star.drawing.") or cls.endswith("GroupShape"):
+            continue
+        box = None
+        for p in g.iter(f"{SVG_NS}path"):
+            box = _path_box(p.get("d", ""))
+            if box:
+                break
+        if box is None:
+            for r in g.iter(f"{SVG_NS}rect"):
+                if r.get("class") == "BoundingBox":
+                    box = tuple(float(r.get(k, "0")) for k in ("x", "y", "width", "height"))  # type: ignore[assignment]
+        lines = []
+        for tp in g.iter(f"{SVG_NS}tspan"):
+            if tp.get("class") != "TextPosition":
+                continue
+            txt = "".join(tp.itertext())
+            if not txt.strip():
+                continue
+            size = 0.0
+            anc = tp.getparent()
+            while anc is not None and not size:
+                fs = anc.get("font-size")
+                if fs:
+                    size = float(re.sub(r"[^\d.]", "", fs) or 0)
+                anc = anc.getparent()
+            lines.append((float(tp.get("x", "0")), float(tp.get("y", "0")), size, txt))
+        if not lines or box is None:
+            continue
+        x0 = min(x for x, _, _, _ in lines)
+        x1 = max(x + AVG_CHAR_WIDTH * s * len(t) for x, _, s, t in lines)
+        y0 = min(y - ASCENT * s for _, y, s, _ in lines)
+        y1 = max(y + DESCENT * s for _, y, s, _ in lines)
+        tb = (x0, y0, x1 - x0, y1 - y0)
+        bx, by, bw, bh = box
+        tol_y, tol_x = OVERFLOW_TOLERANCE_FRAC * bh, OVERFLOW_TOLERANCE_FRAC * bw
+        over = y0 < by - tol_y or y1 > by + bh + tol_y or x0 < bx - tol_x or x1 > bx + bw + tol_x
+        frames.append(
+            TextFrame(
+                shape_box=box,
+                text=" ".join(t for _, _, _, t in lines),
+                lines=len(lines),
+                text_box=tb,
+                overflow=bool(over),
+            )
+        )
+    for i, a in enumerate(frames):
+        for b in frames[i + 1 :]:
+            if _overlap_frac(a.text_box, b.text_box) > TEXT_OVERLAP_MIN_FRAC:
+                a.overlaps = b.overlaps = True
+    return frames
+
+
+def _overlap_frac(a: tuple[float, ...], b: tuple[float, ...]) -> float:
+    ix = max(0.0, min(a[0] + a[2], b[0] + b[2]) - max(a[0], b[0]))
+    iy = max(0.0, min(a[1] + a[3], b[1] + b[3]) - max(a[1], b[1]))
+    small = min(a[2] * a[3], b[2] * b[3])
+    return ix * iy / small if small > 0 else 0.0
+
+
+def text_frames(ctx: ToolContext) -> dict[str, Any]:
+    """Text-fit measurements of the candidate, once per case."""
+
+    def compute() -> dict[str, Any]:
+        if ctx.render_svg is None:
+            return {"available": False, "frames": [], "reason": "no SVG export configured"}
+        try:
+            frames = parse_svg(ctx.render_svg())
+        except Exception as exc:  # a deck LibreOffice cannot export is measured without it
+            return {"available": False, "frames": [], "reason": f"SVG export failed: {exc}"}
+        tree = ctx.object_tree
+        if tree is not None:
+            by_text: dict[str, list[Any]] = {}
+            for o in tree.objects:
+                if o.text.strip():
+                    by_text.setdefault(normalise_label(o.text), []).append(o)
+            for f in frames:
+                hits = by_text.get(normalise_label(f.text))
+                if hits:
+                    o = hits.pop(0)
+                    f.shape_id = o.id
+                    f.paragraphs = len([p for p in o.text.split("\n") if p.strip()]) or 1
+        n = len(frames)
+        bad = [f for f in frames if f.overflow or f.overlaps or f.lines > f.paragraphs]
+        return {
+            "available": True,
+            "frames": [asdict(f) for f in frames],
+            "text_frames": n,
+            "overflowing": sum(f.overflow for f in frames),
+            "overlapping": sum(f.overlaps for f in frames),
+            "wrapped": sum(f.lines > f.paragraphs for f in frames),
+            "defective_fraction": round(len(bad) / n, 4) if n else 0.0,
+        }
+
+    return memo(ctx, "text_fit", compute)
+
+
+def text_fit(ctx: ToolContext) -> ToolOutput:
+    """How the candidate's text actually rendered (LibreOffice's own layout, not the object
+    tree's intent): per text frame, its text, the number of lines it was wrapped into against its
+    paragraphs, its rendered text box and shape box (1/100 mm of the slide), whether it overflows
+    its shape and whether it overlaps another frame's text; plus counts and the fraction of
+    frames with any of these defects.
+    """
+    return ToolOutput(text_frames(ctx))
+
+
+TOOLS = [Tool.from_function(text_fit)]
