@@ -10,10 +10,16 @@ from typing import Annotated
 import typer
 
 from cli.base import EXIT_FAIL, EXIT_OK, app, fail, guarded
-from judge.errors import PptJudgeError
+from judge.errors import PptJudgeError, RenderError
+from judge.ooxml import requested_fonts
 from judge.render import DEFAULT_DPI, RenderPool
 from judge.schema import ArtifactReport, CheckResult, RenderResult
 from judge.stage0 import validate
+
+
+class RendererUnavailable(PptJudgeError):
+    """LibreOffice could not be started, so the renders check could not run (exit 2)."""
+
 
 RENDER_TIMEOUT_S = 60.0
 """Seconds LibreOffice may take on the candidate before it is killed (the renders check fails)."""
@@ -88,13 +94,17 @@ def validate_cmd(
             return validate(candidate, reference, assets, None)
         with contextlib.ExitStack() as stack:
             tmp = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="pptjudge-v-")))
-            pool = stack.enter_context(RenderPool(workers=1, timeout=RENDER_TIMEOUT_S, dpi=dpi))
 
             def render(pptx: Path) -> RenderResult:
+                # Started only when a safe, opened deck gets this far (hostile files never do).
+                try:
+                    pool = stack.enter_context(
+                        RenderPool(workers=1, timeout=RENDER_TIMEOUT_S, dpi=dpi)
+                    )
+                except RenderError as exc:  # the machine, not the candidate: could not check
+                    raise RendererUnavailable(f"LibreOffice did not start: {exc}") from None
                 fonts: list[str] | None
                 try:
-                    from judge.ooxml import requested_fonts
-
                     fonts = requested_fonts(pptx)
                 except PptJudgeError:
                     fonts = None
