@@ -13,6 +13,7 @@ from a layout or master placeholder are not resolved (they stay None).
 from __future__ import annotations
 
 import colorsys
+import functools
 import io
 import re
 from collections.abc import Iterator
@@ -382,22 +383,32 @@ def _classify(shape: etree._Element) -> ObjectType:
     return "other"
 
 
+@functools.lru_cache(maxsize=512)
+def _default_adjustments(prst: str) -> tuple[tuple[str, int], ...]:
+    """python-pptx's default (name, raw value) adjustments of a preset; empty when unknown."""
+    from pptx.enum.shapes import MSO_AUTO_SHAPE_TYPE
+    from pptx.shapes.autoshape import autoshape_types
+
+    try:
+        return tuple(autoshape_types[MSO_AUTO_SHAPE_TYPE.from_xml(prst)]["avLst"])
+    except (KeyError, ValueError):
+        return ()
+
+
 def _adjustments(prst_geom: etree._Element | None) -> list[float]:
-    """Normalised adjustment values as python-pptx gives them (defaults filled in)."""
+    """Normalised adjustment values as python-pptx gives them: its defaults for the preset,
+    overridden by ``a:gd`` guides of the same name (raw value / 100000)."""
     if prst_geom is None:
         return []
-    try:
-        from pptx.shapes.autoshape import AdjustmentCollection
-
-        coll = AdjustmentCollection(prst_geom)  # type: ignore[arg-type]
-        return [float(coll[i]) for i in range(len(coll._adjustments_))]
-    except Exception:  # noqa: BLE001 - unknown presets / odd guides in untrusted XML
-        values = []
-        for gd in prst_geom.findall(f"{A}avLst/{A}gd"):
-            fmla = (gd.get("fmla") or "").split()
-            if len(fmla) == 2 and fmla[0] == "val":
-                values.append(_int(fmla[1], 0) / 100000.0)
-        return values
+    actual: dict[str, int] = {}
+    for gd in prst_geom.findall(f"{A}avLst/{A}gd"):
+        fmla = (gd.get("fmla") or "").split()
+        if len(fmla) == 2 and fmla[0] == "val":
+            actual[gd.get("name", "")] = _int(fmla[1], 0)
+    defaults = _default_adjustments(prst_geom.get("prst", ""))
+    if not defaults:
+        return [v / 100000.0 for v in actual.values()]
+    return [actual.get(name, value) / 100000.0 for name, value in defaults]
 
 
 def _fill_line_style(shape: etree._Element, obj: dict, theme: _Theme) -> None:
@@ -752,7 +763,7 @@ def _collect_part_pictures(
                     )
                 )
     sp_tree = root.find(f"{P}cSld/{P}spTree")
-    if sp_tree is not None:
+    if sp_tree is not None and sp_tree.find(f".//{A}blip") is not None:
         _walk(sp_tree, ctx, _Affine(), None, 0, 0.0)
     for blip, sid, label, bbox, _ in ctx.blips:
         target = _blip_target(pkg, part, blip)

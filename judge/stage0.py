@@ -9,8 +9,10 @@ not depend on LibreOffice.
 
 from __future__ import annotations
 
+import functools
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -24,7 +26,7 @@ from judge.errors import (
     UnsafePackageError,
 )
 from judge.ooxml import LoadedSlide, load_slide
-from judge.package import SafePackage, open_package
+from judge.package import Relationship, SafePackage, open_package
 from judge.prepare import border_background, content_box, load_rgb
 from judge.schema import (
     CHECK_NAMES,
@@ -43,6 +45,8 @@ is reported: anti-aliasing, outline widths and hand placement overshoot by a lit
 MAX_PICTURE_CANVAS_FRACTION = 0.5
 """A single picture covering more than this fraction of the slide is flagged as a raster stand-in
 for the diagram ("a picture covering most of the canvas")."""
+SCREEN_CACHE_SIZE = 8
+"""Prepared reference screens kept in memory (a few tasks' references, ~0.5 MB each)."""
 MAX_LISTED = 8
 """Most offenders named in one check's detail (the parts list keeps them all)."""
 
@@ -150,20 +154,40 @@ def _clipped_area(x: float, y: float, w: float, h: float) -> float:
 # Package-level checks (relationships and parts)
 
 
-def _check_external(pkg: SafePackage) -> CheckResult:
+def _check_external(index: _Index) -> CheckResult:
     name = "no_external_relationships"
-    found = []
-    for rels in pkg.rels_parts():
-        for rel in pkg.relationships(rels):
-            if rel.external:
-                found.append(f"{rels}: {rel.id} {rel.short_type} -> {rel.target}")
+    found = [
+        f"{rel.source}: {rel.id} {rel.short_type} -> {rel.target}"
+        for rel in index.relationships
+        if rel.external
+    ]
     if found:
         return _fail(name, f"{len(found)} external relationship(s): {_listing(found)}", found)
-    return _ok(name, f"no external relationship in {len(pkg.rels_parts())} .rels parts")
+    n = len({rel.source for rel in index.relationships})
+    return _ok(
+        name, f"no external relationship among {len(index.relationships)} in {n} .rels parts"
+    )
+
+
+@dataclass(frozen=True)
+class _Index:
+    """Every member with its content type, and every relationship, read once per package."""
+
+    members: list[tuple[str, str]]
+    """(member name, lower-case content type or "")."""
+    relationships: list[Relationship]
+
+    @classmethod
+    def of(cls, pkg: SafePackage) -> _Index:
+        members = [(m, (pkg.content_type(m) or "").lower()) for m in pkg.names]
+        rels: list[Relationship] = []
+        for part in pkg.rels_parts():
+            rels.extend(pkg.relationships(part))
+        return cls(members, rels)
 
 
 def _scan(
-    pkg: SafePackage,
+    index: _Index,
     *,
     rel_types: frozenset[str] = frozenset(),
     rel_suffixes: tuple[str, ...] = (),
@@ -174,8 +198,7 @@ def _scan(
 ) -> list[str]:
     """Offending parts and relationships, described; each package member is listed once."""
     found: list[str] = []
-    for member in pkg.names:
-        ct = (pkg.content_type(member) or "").lower()
+    for member, ct in index.members:
         low = member.lower()
         if any(e in ct for e in exclude_ct):
             continue
@@ -185,17 +208,16 @@ def _scan(
             or low.endswith(extensions)
         ):
             found.append(f"{member} ({ct or 'no content type'})")
-    for rels in pkg.rels_parts():
-        for rel in pkg.relationships(rels):
-            if rel.type in rel_types or rel.type.endswith(rel_suffixes):
-                found.append(f"{rels}: {rel.id} {rel.short_type} -> {rel.target}")
+    for rel in index.relationships:
+        if rel.type in rel_types or rel.type.endswith(rel_suffixes):
+            found.append(f"{rel.source}: {rel.id} {rel.short_type} -> {rel.target}")
     return found
 
 
-def _check_fonts(pkg: SafePackage) -> CheckResult:
+def _check_fonts(pkg: SafePackage, index: _Index) -> CheckResult:
     name = "no_embedded_fonts"
     found = _scan(
-        pkg,
+        index,
         rel_types=FONT_REL_TYPES,
         ct_markers=FONT_CONTENT_MARKERS,
         prefixes=("ppt/fonts/",),
@@ -211,10 +233,10 @@ def _check_fonts(pkg: SafePackage) -> CheckResult:
     return _ok(name, "no embedded font parts or font list")
 
 
-def _check_embedded(pkg: SafePackage, related: list[str]) -> CheckResult:
+def _check_embedded(pkg: SafePackage, index: _Index, related: list[str]) -> CheckResult:
     name = "no_embedded_objects"
     found = _scan(
-        pkg,
+        index,
         rel_suffixes=EMBED_REL_SUFFIXES,
         ct_markers=EMBED_CONTENT_MARKERS,
         prefixes=EMBED_PREFIXES,
@@ -238,10 +260,10 @@ def _check_embedded(pkg: SafePackage, related: list[str]) -> CheckResult:
     return _ok(name, "no OLE objects, packages or attachments")
 
 
-def _check_activex(pkg: SafePackage, related: list[str]) -> CheckResult:
+def _check_activex(pkg: SafePackage, index: _Index, related: list[str]) -> CheckResult:
     name = "no_activex"
     found = _scan(
-        pkg,
+        index,
         rel_suffixes=ACTIVEX_REL_SUFFIXES,
         ct_markers=ACTIVEX_CONTENT_MARKERS,
         prefixes=ACTIVEX_PREFIXES,
@@ -255,10 +277,10 @@ def _check_activex(pkg: SafePackage, related: list[str]) -> CheckResult:
     return _ok(name, "no ActiveX controls")
 
 
-def _check_macros(pkg: SafePackage) -> CheckResult:
+def _check_macros(pkg: SafePackage, index: _Index) -> CheckResult:
     name = "no_macros"
     found = _scan(
-        pkg,
+        index,
         rel_suffixes=MACRO_REL_SUFFIXES,
         ct_markers=MACRO_CONTENT_MARKERS,
         extensions=("vbaproject.bin", "vbaprojectsignature.bin"),
@@ -323,8 +345,8 @@ def _check_reference_copy(
     problems: list[str] = []
     notes: list[str] = []
     approved: set[str] = set()
-    if reference is not None:
-        screen = ReferenceScreen(reference, assets_dir)
+    if reference is not None and loaded.pictures:
+        screen = reference_screen(reference, assets_dir)
         result = screen.screen(loaded.pictures, aspect)
         problems.extend(f.describe() for f in result.findings)
         approved = set(result.approved)
@@ -351,6 +373,33 @@ def _check_reference_copy(
     if notes:
         detail += " (" + "; ".join(notes) + ")"
     return _ok(name, detail)
+
+
+def reference_screen(reference: Path, assets_dir: Path | None = None) -> ReferenceScreen:
+    """The prepared screen of a reference (and assets), cached while the files are unchanged:
+    a batch judges many candidates of one task against the same reference."""
+    try:
+        st = reference.stat()
+        key_ref = (str(reference.resolve()), st.st_mtime_ns, st.st_size)
+        key_assets: tuple = ()
+        if assets_dir is not None and assets_dir.is_dir():
+            key_assets = (str(assets_dir.resolve()),) + tuple(
+                sorted(
+                    (str(f), f.stat().st_mtime_ns, f.stat().st_size)
+                    for f in assets_dir.rglob("*")
+                    if f.is_file()
+                )
+            )
+    except OSError as exc:
+        raise ImagePrepError(f"{reference}: cannot read reference ({exc})") from None
+    return _cached_screen(key_ref, key_assets, reference, assets_dir)
+
+
+@functools.lru_cache(maxsize=SCREEN_CACHE_SIZE)
+def _cached_screen(
+    key_ref: tuple, key_assets: tuple, reference: Path, assets_dir: Path | None
+) -> ReferenceScreen:
+    return ReferenceScreen(reference, assets_dir)
 
 
 def _check_render(pptx: Path, render: Render | None) -> CheckResult:
@@ -423,14 +472,22 @@ def validate(
     if pkg is not None and loaded is not None:
         audit = audit_objects(loaded)
         p, ld = pkg, loaded
+        index: _Index | None = None
+
+        def idx() -> _Index:
+            nonlocal index
+            if index is None:
+                index = _Index.of(p)
+            return index
+
         runs: dict[str, Callable[[], CheckResult]] = {
             "one_slide": lambda: _check_one_slide(ld),
             "editable_components": lambda: _check_editable(audit),
-            "no_external_relationships": lambda: _check_external(p),
-            "no_embedded_fonts": lambda: _check_fonts(p),
-            "no_embedded_objects": lambda: _check_embedded(p, ld.related_parts),
-            "no_activex": lambda: _check_activex(p, ld.related_parts),
-            "no_macros": lambda: _check_macros(p),
+            "no_external_relationships": lambda: _check_external(idx()),
+            "no_embedded_fonts": lambda: _check_fonts(p, idx()),
+            "no_embedded_objects": lambda: _check_embedded(p, idx(), ld.related_parts),
+            "no_activex": lambda: _check_activex(p, idx(), ld.related_parts),
+            "no_macros": lambda: _check_macros(p, idx()),
             "object_bounds": lambda: _check_bounds(ld),
             "no_reference_copy": lambda: _check_reference_copy(ld, reference, assets_dir),
         }
