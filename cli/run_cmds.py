@@ -1,1 +1,242 @@
-"""CLI commands: run."""
+"""CLI commands: ``judge run`` (judge a benchmark) and ``judge replay`` (re-execute a case)."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from cli.base import EXIT_FAIL, app, fail, guarded
+from scoring.policy import PRESETS
+
+MAX_DIFFS_SHOWN = 20
+"""Differing tool results printed by ``judge replay`` before the rest are counted."""
+
+
+@app.command("run")
+def run_cmd(
+    bench: Annotated[Path, typer.Argument(help="Benchmark folder (tasks/, candidates/).")],
+    out: Annotated[Path, typer.Option("--out", help="Run folder to create or resume.")],
+    rounds: Annotated[int, typer.Option("--rounds", help="Independent rounds per case.")] = 3,
+    judge: Annotated[
+        str | None,
+        typer.Option(
+            "--judge",
+            help="Backend: openai, replay or builtin. Default: openai when a model endpoint is "
+            "configured (--base-url/--model or OPENAI_BASE_URL), else builtin.",
+        ),
+    ] = None,
+    concurrency: Annotated[
+        int, typer.Option("--concurrency", help="Rounds judged at the same time (across cases).")
+    ] = 2,
+    workers: Annotated[int, typer.Option("--workers", help="LibreOffice instances.")] = 1,
+    early_stop: Annotated[
+        bool,
+        typer.Option(
+            "--early-stop",
+            help="Judge a case's rounds in order; skip rounds that cannot change its result.",
+        ),
+    ] = False,
+    max_cost: Annotated[
+        float | None,
+        typer.Option("--max-cost", help="Stop starting new rounds once this many USD are spent."),
+    ] = None,
+    taxonomy: Annotated[
+        Path | None, typer.Option("--taxonomy", help="Taxonomy YAML (default: packaged).")
+    ] = None,
+    policy: Annotated[
+        list[str] | None,
+        typer.Option("--policy", help=f"Policy preset, repeatable: {', '.join(PRESETS)}."),
+    ] = None,
+    model: Annotated[str | None, typer.Option("--model", help="Model name (openai).")] = None,
+    base_url: Annotated[
+        str | None, typer.Option("--base-url", help="OpenAI-compatible endpoint URL.")
+    ] = None,
+    api_key: Annotated[
+        str | None, typer.Option("--api-key", help="API key (default: OPENAI_API_KEY).")
+    ] = None,
+    temperature: Annotated[float, typer.Option("--temperature")] = 0.0,
+    max_tokens: Annotated[int, typer.Option("--max-tokens", help="Per model answer.")] = 2048,
+    timeout: Annotated[float, typer.Option("--timeout", help="Per request, seconds.")] = 120.0,
+    retries: Annotated[
+        int, typer.Option("--retries", help="Retries on 429/5xx/timeouts (capped backoff).")
+    ] = 4,
+    price_input: Annotated[
+        float | None, typer.Option("--price-input", help="USD per 1M input tokens.")
+    ] = None,
+    price_output: Annotated[
+        float | None, typer.Option("--price-output", help="USD per 1M output tokens.")
+    ] = None,
+    prices: Annotated[
+        Path | None,
+        typer.Option(
+            "--prices", help='Price table JSON: {"<model>": {"input": .., "output": ..}}.'
+        ),
+    ] = None,
+    replay_from: Annotated[
+        Path | None,
+        typer.Option(
+            "--replay-from", help="replay: a run folder, a case folder or one script file."
+        ),
+    ] = None,
+    max_tool_calls: Annotated[
+        int, typer.Option("--max-tool-calls", help="Measurement tool calls per stage.")
+    ] = 16,
+    no_cache: Annotated[
+        bool, typer.Option("--no-cache", help="Do not read or write the model-call cache.")
+    ] = False,
+    retry_errors: Annotated[
+        bool, typer.Option("--retry-errors", help="Judge again cases recorded with an error.")
+    ] = False,
+) -> None:
+    """Judge every candidate of a benchmark: Stage 0, render, R rounds, score.
+
+    Writes RUN/run.json, one folder per case and RUN/results.jsonl (one line per case).
+    Rerunning the same command resumes: finished cases and rounds are not redone.
+
+    Example: judge run bench/ --rounds 3 --judge openai --model gpt-4o --out runs/gpt4o
+    """
+    from judge.agent import Budgets
+    from judge.backends import BackendSettings, Prices, default_backend_name, load_prices
+    from judge.runner import Progress, RunSettings, run_bench
+    from scoring.policy import resolve_policy
+
+    def build() -> RunSettings:
+        price = Prices(price_input, price_output)
+        if prices is not None:
+            price = load_prices(prices, model)
+        backend = BackendSettings(
+            model=model,
+            base_url=base_url,
+            api_key=api_key,
+            temperature=temperature,
+            max_tokens=max_tokens,
+            timeout_s=timeout,
+            retries=retries,
+            prices=price,
+            replay_source=str(replay_from) if replay_from else None,
+        )
+        name = judge
+        if name is None:
+            name = default_backend_name(backend)
+            if name == "builtin":
+                typer.echo(
+                    "note: no model endpoint configured (--base-url/--model or "
+                    "OPENAI_BASE_URL): using the builtin judge",
+                    err=True,
+                )
+        return RunSettings(
+            judge=name,
+            backend=backend,
+            rounds=rounds,
+            concurrency=concurrency,
+            workers=workers,
+            early_stop=early_stop,
+            max_cost_usd=max_cost,
+            taxonomy_path=taxonomy,
+            policy=resolve_policy(policy or []),
+            budgets=Budgets(max_tool_calls=max_tool_calls),
+            cache=not no_cache,
+            retry_errors=retry_errors,
+        )
+
+    settings = guarded(build)
+    from tqdm import tqdm
+
+    bar: tqdm | None = None
+    counts: dict[str, int] = {}
+
+    def on_start(total: int, done: int) -> None:
+        nonlocal bar
+        bar = tqdm(total=total, initial=done, unit="case", file=sys.stderr, dynamic_ncols=True)
+
+    def on_case(cand: object, result: object) -> None:
+        if bar is None:
+            return
+        key = "unfinished" if result is None else (getattr(result, "gate", None) or "error")
+        counts[key] = counts.get(key, 0) + 1
+        bar.set_postfix(counts, refresh=False)
+        bar.update(1)
+
+    try:
+        summary = guarded(
+            lambda: run_bench(bench, out, settings, Progress(on_start=on_start, on_case=on_case))
+        )
+    finally:
+        if bar is not None:
+            bar.close()
+    gates = ", ".join(f"{n} {g}" for g, n in sorted(summary.gates.items())) or "none"
+    cost = summary.usage.cost_usd
+    typer.echo(
+        f"judged {summary.judged} case(s), reused {summary.reused}, of {summary.cases} "
+        f"in {summary.seconds:.1f} s; gates: {gates}; errors: {summary.errors}"
+    )
+    typer.echo(
+        f"rounds judged: {summary.rounds_judged}; model calls: {summary.usage.model_calls} "
+        f"({summary.usage.cached_calls} cached); tokens in/out: {summary.usage.input_tokens}/"
+        f"{summary.usage.output_tokens}; cost: {'unknown' if cost is None else f'${cost:.4f}'}"
+    )
+    if summary.stopped:
+        typer.echo(f"stopped: {summary.stopped}", err=True)
+    typer.echo(f"results: {summary.results}")
+
+
+@app.command("replay")
+def replay_cmd(
+    case: Annotated[Path, typer.Argument(help="A case folder of a run (RUN/cases/CFG/TASK).")],
+    round_index: Annotated[
+        int | None, typer.Option("--round", help="Replay only this round (default: all).")
+    ] = None,
+    taxonomy: Annotated[
+        Path | None, typer.Option("--taxonomy", help="Taxonomy YAML (default: the run's).")
+    ] = None,
+    json_out: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
+) -> None:
+    """Re-execute a case's recorded tool calls and re-derive its verdicts and score.
+
+    Reports every tool result that now differs from the recording; exit 1 when anything
+    (tool results, verdicts, score) is not reproduced.
+
+    Example: judge replay runs/gpt4o/cases/cfgA/task07 --round 1
+    """
+    from judge.runner import replay_case
+
+    if not case.is_dir():
+        fail(f"{case}: no such case folder")
+    rep = guarded(lambda: replay_case(case, round_index, taxonomy))
+    rec, new = rep.recorded, rep.replayed
+    if json_out:
+        typer.echo(
+            json.dumps(
+                {
+                    "case": str(rep.case_dir),
+                    "rounds": rep.rounds,
+                    "reproduced": rep.reproduced,
+                    "tool_diffs": [d.__dict__ for d in rep.tool_diffs],
+                    "verdict_diffs": rep.verdict_diffs,
+                    "recorded": rec.model_dump(mode="json") if rec else None,
+                    "replayed": new.model_dump(mode="json"),
+                },
+                indent=2,
+            )
+        )
+    else:
+        typer.echo(f"{rep.case_dir}: replayed round(s) {', '.join(map(str, rep.rounds))}")
+        for d in rep.tool_diffs[:MAX_DIFFS_SHOWN]:
+            typer.echo(
+                f"  DIFF round {d.round_index} {d.stage} {d.tool_name} (call {d.call_index}): "
+                f"recorded {json.dumps(d.recorded)[:200]} / now {json.dumps(d.replayed)[:200]}"
+            )
+        if len(rep.tool_diffs) > MAX_DIFFS_SHOWN:
+            typer.echo(f"  ... and {len(rep.tool_diffs) - MAX_DIFFS_SHOWN} more differing results")
+        for line in rep.verdict_diffs:
+            typer.echo(f"  VERDICT {line}")
+        before = f"gate {rec.gate}, score {rec.score}" if rec else "no case.json recorded"
+        typer.echo(f"  recorded: {before}")
+        typer.echo(f"  replayed: gate {new.gate}, score {new.score}, rounds {new.rounds}")
+        typer.echo("reproduced" if rep.reproduced else "NOT reproduced")
+    if not rep.reproduced:
+        raise typer.Exit(EXIT_FAIL)

@@ -88,6 +88,17 @@ class CaseRuntime:
     """Set by ``prepare``."""
     validate: Callable[[Candidate], ArtifactReport] | None = None
     """Stage 0 without rendering; default :func:`judge.stage0.validate`."""
+    bound: dict[tuple[int, str], tuple[Any, Any]] = field(default_factory=dict)
+    """Chat models with tools bound, by (id(model), stage): binding costs ~60 ms, and a backend
+    that returns one shared model (openai) is bound once per case and stage."""
+
+    def bind(self, model: Any, stage: StageName) -> Any:
+        key = (id(model), stage)
+        hit = self.bound.get(key)
+        if hit is None or hit[0] is not model:
+            hit = (model, bind(model, stage, self.tools))
+            self.bound[key] = hit
+        return hit[1]
 
 
 def _case(config: RunnableConfig) -> CaseRuntime:
@@ -146,7 +157,7 @@ def _run_stage(
         call_model = case.cache.caller(params, rr.round_index)
     srt = StageRuntime(
         stage=stage,
-        model=bind(model, stage, case.tools),
+        model=case.bind(model, stage),
         ctx=case.ctx,
         tools=case.tools,
         recorder=rr.recorder,

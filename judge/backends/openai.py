@@ -120,10 +120,15 @@ class OpenAIBackend:
         self.model = model
         self.base_url = base_url
         self._key = key
+        self._model = self._make_model()
 
     def chat_model(
         self, ctx: ToolContext, stage: StageName, round_index: int, case_id: str = ""
     ) -> BaseChatModel:
+        """One shared client for every stage (its HTTP connection pool is thread-safe)."""
+        return self._model
+
+    def _make_model(self) -> RetryingChatOpenAI:
         s = self.settings
         return RetryingChatOpenAI(
             model=self.model,
