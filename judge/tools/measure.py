@@ -186,7 +186,8 @@ def geometry(
     both panels are normalised.
     """
     items: list[tuple[str, tuple[float, float, float, float]]] = []
-    for b in boxes or []:
+    for raw in boxes or []:
+        b = NamedBox.model_validate(raw) if isinstance(raw, dict) else raw  # Tool.call dumps
         if b.w <= 0 or b.h <= 0:
             raise ToolUsageError(f"box {b.name!r}: w and h must be positive")
         items.append((b.name, (b.x, b.y, b.w, b.h)))
