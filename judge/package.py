@@ -20,6 +20,7 @@ import copy
 import io
 import posixpath
 import re
+import struct
 import zipfile
 import zlib
 from dataclasses import dataclass, field
@@ -282,7 +283,7 @@ def _entry_count(fp: io.BytesIO, where: str) -> int | None:
     directory (so a member-count bomb is refused without allocating its entries)."""
     try:
         endrec = zipfile._EndRecData(fp)  # type: ignore[attr-defined]
-    except OSError as exc:
+    except (OSError, ValueError, EOFError, struct.error) as exc:
         raise PackageError(f"{where}: not a readable zip ({exc})") from None
     if not endrec:
         return None
@@ -319,7 +320,7 @@ def _stream_member(zf: zipfile.ZipFile, info: zipfile.ZipInfo, cap: int, where: 
                 out.write(chunk)
     except UnsafePackageError:
         raise
-    except (zipfile.BadZipFile, zlib.error, EOFError, OSError, ValueError) as exc:
+    except (zipfile.BadZipFile, zlib.error, EOFError, OSError, ValueError, RuntimeError) as exc:
         raise PackageError(f"{where}: member {info.filename!r} is unreadable ({exc})") from None
     except NotImplementedError as exc:
         raise PackageError(f"{where}: member {info.filename!r}: {exc}") from None
@@ -440,7 +441,7 @@ def open_package(path: Path | str, limits: Limits = DEFAULT_LIMITS) -> SafePacka
         raise UnsafePackageError(f"{where}: {count} members exceed {limits.max_members}")
     try:
         zf = zipfile.ZipFile(fp)
-    except (zipfile.BadZipFile, OSError, ValueError, EOFError) as exc:
+    except (zipfile.BadZipFile, OSError, ValueError, EOFError, NotImplementedError) as exc:
         raise PackageError(f"{where}: not a readable zip ({exc})") from None
     with zf:
         infos = [i for i in zf.infolist() if not i.is_dir()]

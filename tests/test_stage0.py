@@ -439,3 +439,55 @@ def test_cli_reports_hostile_file_as_invalid(good: Path, tmp_path: Path) -> None
     assert result.exit_code == 1
     assert "FAIL safe_to_read" in result.output
     assert "Traceback" not in result.output
+
+
+# ---- robustness
+
+
+def _mutations(good: Path, n: int, seed: int):
+    """Seeded broken variants of a deck: flipped bytes, cut XML, garbage attribute values."""
+    import random
+    import re
+
+    from tests.decks import read_members
+
+    rng = random.Random(seed)
+    raw = good.read_bytes()
+    members = read_members(good)
+    xml_names = [m for m in members if m.endswith((".xml", ".rels"))]
+    for i in range(n):
+        if i % 3 == 0:
+            data = bytearray(raw)
+            for _ in range(rng.randint(1, 20)):
+                data[rng.randrange(len(data))] = rng.randrange(256)
+            yield ("bytes", bytes(data))
+            continue
+        changed = dict(members)
+        name = rng.choice(xml_names)
+        text = changed[name].decode("utf-8")
+        if i % 3 == 1:
+            text = text[: rng.randrange(len(text))]
+        else:
+            text = re.sub(
+                r'="(\d+)"',
+                lambda m: '="' + rng.choice([m.group(1), "-5", "abc", "1e9", "9" * 20, ""]) + '"',
+                text,
+            )
+        changed[name] = text.encode("utf-8")
+        yield (name, changed)
+
+
+def test_mutated_decks_give_reports_or_package_errors(good: Path, tmp_path: Path) -> None:
+    from tests.decks import write_members
+
+    path = tmp_path / "mutant.pptx"
+    for what, content in _mutations(good, 45, seed=7):
+        if isinstance(content, bytes):
+            path.write_bytes(content)
+        else:
+            write_members(path, content)
+        try:
+            report = validate(path)
+        except PackageError:
+            continue
+        assert [c.name for c in report.checks] == list(CHECK_NAMES), what
