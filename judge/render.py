@@ -249,6 +249,8 @@ class _Instance:
                     pipe,
                     "--connect-timeout",
                     str(self.startup_timeout),
+                    "--soffice-pgid",
+                    str(self.soffice.pid),
                 ],
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,

@@ -15,6 +15,9 @@ each request line on stdin gets exactly one reply line on stdout:
 * ``{"id": n, "op": "ping"}`` -> ``{"id": n, "ok": true}`` when the bridge answers;
 * ``{"op": "quit"}`` -> the worker exits.
 
+If stdin closes without ``quit`` (the parent was killed), the worker kills the instance's process
+group (``--soffice-pgid``) before exiting, so no LibreOffice outlives a dead parent.
+
 ``stage == "before"`` means the UNO bridge was found dead before the deck was opened, so the
 request can safely be retried on a restarted instance. Timeouts are the parent's job (it kills the
 process groups); UNO calls themselves cannot time out.
@@ -25,6 +28,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import signal
 import sys
 import time
 
@@ -184,7 +188,34 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--pipe", required=True, help="UNO pipe name the instance accepts on")
     ap.add_argument("--connect-timeout", type=float, default=60.0, help="seconds")
+    ap.add_argument(
+        "--soffice-pgid",
+        type=int,
+        default=0,
+        help="process group of the instance, killed if the parent goes away without 'quit'",
+    )
     args = ap.parse_args()
+    try:
+        return serve(args)
+    finally:
+        if args.soffice_pgid and not _QUIT:
+            _kill_instance(args.soffice_pgid)
+
+
+_QUIT = False
+"""Set when the parent asked us to quit: it then stops the instance itself, in order."""
+
+
+def _kill_instance(pgid: int) -> None:
+    """The parent died (stdin closed without 'quit'): take the instance down with us."""
+    try:
+        os.killpg(pgid, signal.SIGKILL)
+    except OSError:
+        pass
+
+
+def serve(args: argparse.Namespace) -> int:
+    global _QUIT
     try:
         worker = Worker(args.pipe, args.connect_timeout)
     except Exception as exc:
@@ -200,6 +231,7 @@ def main() -> int:
         rid = req.get("id")
         op = req.get("op")
         if op == "quit":
+            _QUIT = True
             return 0
         if op == "ping":
             try:

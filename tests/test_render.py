@@ -6,6 +6,8 @@ import http.server
 import json
 import os
 import signal
+import subprocess
+import sys
 import threading
 import time
 from pathlib import Path
@@ -281,6 +283,32 @@ def test_close_leaves_no_soffice_process(tmp_path: Path) -> None:
     assert not root.exists()
     with pytest.raises(RenderError, match="closed"):
         pool.render(tmp_path / "d.pptx", tmp_path / "e.png")
+
+
+@pytest.mark.slow
+def test_killed_parent_leaves_no_soffice_process(tmp_path: Path) -> None:
+    script = (
+        "import os, sys\n"
+        "from judge.render import RenderPool\n"
+        "pool = RenderPool(workers=1)\n"
+        "print(*pool.process_groups(), flush=True)\n"
+        "sys.stdin.read()\n"
+    )
+    proc = subprocess.Popen(
+        [sys.executable, "-c", script],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        cwd=Path(__file__).parent.parent,
+    )
+    assert proc.stdout is not None
+    groups = [int(g) for g in proc.stdout.readline().split()]
+    assert any(name == "soffice.bin" for g in groups for _, name in group_members(g))
+    proc.kill()  # SIGKILL: no close(), no atexit, no finaliser runs
+    proc.wait()
+    deadline = time.monotonic() + 10
+    while any(group_members(g) for g in groups):
+        assert time.monotonic() < deadline, [group_members(g) for g in groups]
+        time.sleep(0.05)
 
 
 def test_missing_libreoffice_is_clear_render_error(monkeypatch: pytest.MonkeyPatch) -> None:
