@@ -63,6 +63,9 @@ class Variant:
 OVERFLOW_FONT_SCALE = 3.0
 """Label font growth for the overflow variant: a one-line label then needs about three times its
 box width, so every enlarged label overflows (wraps past the box or runs out of it)."""
+OVERFLOW_MIN_EM = 1.15
+"""Smallest enlarged font, in box heights: one line (~1.17 em) is then taller than the box, so
+even a short label that still fits across overflows."""
 OVERFLOW_SHARE = 0.85
 """Share of nodes whose labels overflow: well over the 50% Stage 2 threshold."""
 SMALL_FONT_SCALE = 0.6
@@ -263,7 +266,8 @@ def _overflowing_text(d: Diagram, style: EdgeStyle, rng: Rng, _ref: bytes) -> Bu
     k = max(1, int(np.ceil(OVERFLOW_SHARE * len(d.nodes))))
     chosen = sorted(int(i) for i in rng.permutation(len(d.nodes))[:k])
     for i in chosen:
-        d.nodes[i].font_px = round(d.nodes[i].font_px * OVERFLOW_FONT_SCALE, 1)
+        n = d.nodes[i]
+        n.font_px = round(max(n.font_px * OVERFLOW_FONT_SCALE, OVERFLOW_MIN_EM * n.h), 1)
     defect = InjectedDefect(
         kind="overflowing_text",
         subtype="overflow",
