@@ -15,6 +15,7 @@ from __future__ import annotations
 import colorsys
 import functools
 import io
+import math
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -86,6 +87,8 @@ class PictureBlob:
     blob: bytes
     is_picture_shape: bool
     """True for a ``p:pic`` on the slide itself (counted in the audit's picture area)."""
+    on_slide: bool = True
+    """False for images drawn by the slide's layout or master (template artwork)."""
 
 
 @dataclass
@@ -256,21 +259,36 @@ def _xfrm(shape: etree._Element) -> etree._Element | None:
 
 @dataclass(frozen=True)
 class _Affine:
-    """Maps a child's EMU coordinates to slide EMU: x' = sx * x + tx."""
+    """Maps a child's EMU coordinates to slide EMU: x' = a x + b y + tx, y' = c x + d y + ty."""
 
-    sx: float = 1.0
-    sy: float = 1.0
+    a: float = 1.0
+    b: float = 0.0
+    c: float = 0.0
+    d: float = 1.0
     tx: float = 0.0
     ty: float = 0.0
 
     def then(self, inner: _Affine) -> _Affine:
         """Apply ``inner`` first, then self."""
         return _Affine(
-            self.sx * inner.sx,
-            self.sy * inner.sy,
-            self.sx * inner.tx + self.tx,
-            self.sy * inner.ty + self.ty,
+            self.a * inner.a + self.b * inner.c,
+            self.a * inner.b + self.b * inner.d,
+            self.c * inner.a + self.d * inner.c,
+            self.c * inner.b + self.d * inner.d,
+            self.a * inner.tx + self.b * inner.ty + self.tx,
+            self.c * inner.tx + self.d * inner.ty + self.ty,
         )
+
+    def point(self, x: float, y: float) -> tuple[float, float]:
+        return self.a * x + self.b * y + self.tx, self.c * x + self.d * y + self.ty
+
+    @property
+    def scale_x(self) -> float:
+        return math.hypot(self.a, self.c)
+
+    @property
+    def scale_y(self) -> float:
+        return math.hypot(self.b, self.d)
 
 
 def _frame(xfrm: etree._Element | None) -> tuple[float, float, float, float] | None:
@@ -289,19 +307,31 @@ def _frame(xfrm: etree._Element | None) -> tuple[float, float, float, float] | N
 
 
 def _group_affine(grp: etree._Element) -> _Affine:
+    """Child coordinates -> the group's parent coordinates: scale the child extent onto the
+    group's extent, then flip and rotate about the group's centre (clockwise, y down)."""
     xfrm = _xfrm(grp)
     outer = _frame(xfrm)
     if xfrm is None or outer is None:
         return _Affine()
+    ox, oy, ex, ey = outer
     ch_off = xfrm.find(f"{A}chOff")
     ch_ext = xfrm.find(f"{A}chExt")
-    cx = float(_int(ch_off.get("x"), 0)) if ch_off is not None else outer[0]
-    cy = float(_int(ch_off.get("y"), 0)) if ch_off is not None else outer[1]
-    cw = float(_int(ch_ext.get("cx"), 0)) if ch_ext is not None else outer[2]
-    chh = float(_int(ch_ext.get("cy"), 0)) if ch_ext is not None else outer[3]
-    sx = outer[2] / cw if cw else 1.0
-    sy = outer[3] / chh if chh else 1.0
-    return _Affine(sx, sy, outer[0] - cx * sx, outer[1] - cy * sy)
+    cx = float(_int(ch_off.get("x"), 0)) if ch_off is not None else ox
+    cy = float(_int(ch_off.get("y"), 0)) if ch_off is not None else oy
+    cw = float(_int(ch_ext.get("cx"), 0)) if ch_ext is not None else ex
+    chh = float(_int(ch_ext.get("cy"), 0)) if ch_ext is not None else ey
+    sx = ex / cw if cw else 1.0
+    sy = ey / chh if chh else 1.0
+    placed = _Affine(a=sx, d=sy, tx=ox - cx * sx, ty=oy - cy * sy)
+    gx, gy = ox + ex / 2.0, oy + ey / 2.0
+    fx = -1.0 if xfrm.get("flipH") in ("1", "true") else 1.0
+    fy = -1.0 if xfrm.get("flipV") in ("1", "true") else 1.0
+    theta = math.radians(_int(xfrm.get("rot"), 0) / ANGLE_UNITS_PER_DEGREE)
+    cos, sin = math.cos(theta), math.sin(theta)
+    # about the centre: p -> g + R F (p - g)
+    a, b, c, d = cos * fx, -sin * fy, sin * fx, cos * fy
+    about = _Affine(a, b, c, d, gx - (a * gx + b * gy), gy - (c * gx + d * gy))
+    return about.then(placed)
 
 
 def _paragraph_text(p_el: etree._Element) -> str:
@@ -536,8 +566,11 @@ def _visit(
     if frame is None:
         frame = (0.0, 0.0, 0.0, 0.0)
     x, y, w, h = frame
-    x0, y0 = affine.sx * x + affine.tx, affine.sy * y + affine.ty
-    w0, h0 = abs(affine.sx * w), abs(affine.sy * h)
+    # Group transforms move the frame's centre; the frame keeps its (scaled) size and the
+    # group's rotation adds to its own.
+    mx, my = affine.point(x + w / 2.0, y + h / 2.0)
+    w0, h0 = abs(affine.scale_x * w), abs(affine.scale_y * h)
+    x0, y0 = mx - w0 / 2.0, my - h0 / 2.0
     own_rot = _int(xfrm.get("rot"), 0) / ANGLE_UNITS_PER_DEGREE if xfrm is not None else 0.0
     bbox = Box(x=x0 / ctx.slide_w, y=y0 / ctx.slide_h, w=w0 / ctx.slide_w, h=h0 / ctx.slide_h)
     obj: dict = {
@@ -769,7 +802,9 @@ def _collect_part_pictures(
         target = _blip_target(pkg, part, blip)
         if target:
             out.append(
-                PictureBlob(f"{role} shape {label}", sid, bbox, target, pkg.members[target], False)
+                PictureBlob(
+                    f"{role} shape {label}", sid, bbox, target, pkg.members[target], False, False
+                )
             )
     return out
 

@@ -168,6 +168,24 @@ def test_group_child_transform_is_applied(rich: Path, tmp_path: Path) -> None:
     assert objs["Note"].bbox.x == pytest.approx(panel.x + 0.075, abs=1e-3)
 
 
+def test_group_rotation_moves_members_about_the_group_centre(rich: Path, tmp_path: Path) -> None:
+    def rotate(xml: bytes) -> bytes:
+        from lxml import etree
+
+        root = etree.fromstring(xml)
+        a = "{http://schemas.openxmlformats.org/drawingml/2006/main}"
+        root.find(".//{*}grpSp/{*}grpSpPr/" + a + "xfrm").set("rot", str(180 * 60000))
+        return etree.tostring(root, xml_declaration=True, encoding="UTF-8", standalone=True)
+
+    path = inject(rich, tmp_path / "rot.pptx", edit={"ppt/slides/slide1.xml": rotate})
+    objs = {o.name: o for o in read_object_tree(path).objects}
+    # Members at x 0.10 and 0.25 (0.1 wide) in a group spanning 0.10-0.35: swapped by 180 deg.
+    assert objs["Inner"].bbox.x == pytest.approx(0.25, abs=1e-3)
+    assert objs["Note"].bbox.x == pytest.approx(0.10, abs=1e-3)
+    assert objs["Inner"].rotation == pytest.approx(180.0)
+    assert objs["Inner"].bbox.y == pytest.approx(0.5, abs=1e-3)
+
+
 def test_pictures_carry_their_image_bytes(rich: Path) -> None:
     loaded = load_slide(rich)
     pics = [p for p in loaded.pictures if p.is_picture_shape]

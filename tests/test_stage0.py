@@ -373,6 +373,40 @@ def test_picture_fill_of_a_shape_is_screened_too(reference: Path, tmp_path: Path
     assert "byte-identical" in _check(report, "no_reference_copy").detail
 
 
+def _with_background(good: Path, dst: Path, image: bytes) -> Path:
+    """The deck with a slide background picture (``p:bg`` blip fill), injected as XML."""
+    bg = (
+        b'<p:bg><p:bgPr><a:blipFill><a:blip r:embed="rIdX0"/><a:stretch><a:fillRect/>'
+        b"</a:stretch></a:blipFill><a:effectLst/></p:bgPr></p:bg>"
+    )
+    return inject(
+        good,
+        dst,
+        parts={"ppt/media/background.png": image},
+        defaults={"png": "image/png"},
+        rels=[("ppt/slides/slide1.xml", REL + "image", "../media/background.png", False)],
+        edit={"ppt/slides/slide1.xml": lambda b: b.replace(b"<p:cSld>", b"<p:cSld>" + bg, 1)},
+    )
+
+
+def test_reference_as_slide_background_fails_no_reference_copy(
+    good: Path, reference: Path, tmp_path: Path
+) -> None:
+    path = _with_background(good, tmp_path / "bgref.pptx", reference.read_bytes())
+    report = validate(path, reference=reference)
+    _fails_only(report, "no_reference_copy")
+    assert "slide background" in _check(report, "no_reference_copy").detail
+
+
+def test_background_picture_covering_the_canvas_fails_without_a_reference(
+    good: Path, tmp_path: Path
+) -> None:
+    path = _with_background(good, tmp_path / "bgphoto.pptx", photo_image(4))
+    report = validate(path)
+    _fails_only(report, "no_reference_copy")
+    assert "slide background covers 100%" in _check(report, "no_reference_copy").detail
+
+
 def test_approved_asset_passes_no_reference_copy(reference: Path, tmp_path: Path) -> None:
     asset = cropped(reference.read_bytes(), (0.1, 0.2, 0.6, 0.6))
     assets = tmp_path / "assets"
