@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from scipy.optimize import linear_sum_assignment
@@ -26,9 +26,11 @@ from judge.thresholds import (
     POSITION_WEIGHT,
     UNLABELLED_MATCH_MAX_POSITION,
 )
-from judge.tools.arrows import LineComp
-from judge.tools.nodes import Blob, hex_of
-from judge.tools.ocr import OcrLine
+
+if TYPE_CHECKING:  # the tools package imports this module; keep the import one-way at runtime
+    from judge.tools.arrows import LineComp
+    from judge.tools.nodes import Blob
+    from judge.tools.ocr import OcrLine
 
 LINE_TYPES = ("connector", "line")
 """Object types that draw edges."""
@@ -187,6 +189,8 @@ def read_raster_graph(
     them. Blobs holding others are panels, titled by their own OCR lines. Edges come from line
     components touching two or more nodes (``arrows.detect_lines`` with the leaves as endpoints).
     """
+    from judge.tools.nodes import hex_of
+
     w, h = size
     g = Graph(source=source, width=w, height=h)
     leaves = [i for i, b in enumerate(blobs) if not b.children]

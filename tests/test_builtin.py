@@ -1,0 +1,92 @@
+"""The builtin policy, driven through its tools on generated, LibreOffice-rendered cases."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
+
+from generation.benchmark import write_benchmark
+from judge.builtin import SUBMIT, BuiltinJudgeModel
+from judge.graph import make_context
+from judge.prepare import prepare_pair
+from judge.rundir import CaseDir
+from judge.schema import Candidate, DetailVerdict, GateVerdict
+from judge.tools import TOOLS
+from taxonomy.loader import load_taxonomy
+
+
+@pytest.fixture(scope="module")
+def cases(tmp_path_factory: pytest.TempPathFactory, render_pool: object) -> dict[str, object]:
+    root = tmp_path_factory.mktemp("builtin")
+    bench = root / "bench"
+    labels = write_benchmark(
+        bench, 5, 1, variants={"c": ["faithful_connectors"], "r": ["reversed_edge"]}
+    )
+    out = {}
+    for lab in labels:
+        pptx = bench / "candidates" / lab.config_id / f"{lab.task_id}.pptx"
+        ref = bench / "tasks" / lab.task_id / "reference.png"
+        cd = CaseDir(root / "run" / lab.config_id / lab.task_id)
+        cd.root.mkdir(parents=True)
+        render_pool.render(pptx, cd.render_png)  # type: ignore[attr-defined]
+        pair = prepare_pair(ref, cd.render_png, cd.pair_png)
+        cand = Candidate(
+            case_id=lab.case_id,
+            task_id=lab.task_id,
+            config_id=lab.config_id,
+            pptx=str(pptx),
+            reference=str(ref),
+        )
+        out[lab.variant] = make_context(cand, cd, pair, render_pool.export_svg)  # type: ignore[attr-defined]
+    return out
+
+
+def drive(ctx: object, stage: str) -> tuple[dict, list]:
+    """A minimal stage loop: call the tools the policy asks for until it submits."""
+    model = BuiltinJudgeModel(ctx, stage, load_taxonomy())  # type: ignore[arg-type]
+    messages: list = [HumanMessage(content="judge")]
+    for _ in range(10):
+        ai = model.invoke(messages)
+        assert isinstance(ai, AIMessage) and ai.tool_calls
+        messages.append(ai)
+        for call in ai.tool_calls:
+            if call["name"] == SUBMIT:
+                return call["args"], messages
+            res = TOOLS[call["name"]].call(ctx, call["args"])  # type: ignore[arg-type]
+            messages.append(ToolMessage(content=json.dumps(res.data), tool_call_id=call["id"]))
+    raise AssertionError("the builtin policy never submitted")
+
+
+@pytest.mark.slow
+def test_faithful_deck_passes_semantic_gate(cases: dict) -> None:
+    verdict, msgs = drive(cases["faithful_connectors"], "semantic")
+    assert GateVerdict.model_validate(verdict).passed
+
+
+@pytest.mark.slow
+def test_reversed_arrow_fails_semantic_gate(cases: dict) -> None:
+    verdict, _ = drive(cases["reversed_edge"], "semantic")
+    v = GateVerdict.model_validate(verdict)
+    assert not v.passed
+    assert any("reversed" in r.evidence for r in v.reasons)
+
+
+@pytest.mark.slow
+def test_policy_is_deterministic(cases: dict) -> None:
+    a, ma = drive(cases["reversed_edge"], "semantic")
+    b, mb = drive(cases["reversed_edge"], "semantic")
+    assert a == b
+    assert [m.content for m in ma] == [m.content for m in mb]
+
+
+@pytest.mark.slow
+def test_faithful_deck_passes_render_gate_and_gives_valid_detail(cases: dict) -> None:
+    verdict, _ = drive(cases["faithful_connectors"], "render")
+    assert GateVerdict.model_validate(verdict).passed
+    detail, _ = drive(cases["faithful_connectors"], "detail")
+    v = DetailVerdict.model_validate(detail)
+    tax = load_taxonomy()
+    for f in v.findings:
+        assert f.subtype in tax.subtypes()
