@@ -33,6 +33,12 @@ def run_cmd(
         int, typer.Option("--concurrency", help="Rounds judged at the same time (across cases).")
     ] = 2,
     workers: Annotated[int, typer.Option("--workers", help="LibreOffice instances.")] = 1,
+    render_timeout: Annotated[
+        float, typer.Option("--render-timeout", help="Seconds LibreOffice may spend on a deck.")
+    ] = 60.0,
+    dpi: Annotated[
+        int | None, typer.Option("--dpi", help="Render resolution (default: the renderer's).")
+    ] = None,
     early_stop: Annotated[
         bool,
         typer.Option(
@@ -134,6 +140,8 @@ def run_cmd(
             rounds=rounds,
             concurrency=concurrency,
             workers=workers,
+            render_timeout_s=render_timeout,
+            dpi=dpi,
             early_stop=early_stop,
             max_cost_usd=max_cost,
             taxonomy_path=taxonomy,

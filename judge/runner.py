@@ -28,6 +28,7 @@ from judge.backends.replay import ReplayBackend
 from judge.cache import ModelCache
 from judge.errors import BenchmarkError, PptJudgeError
 from judge.graph import CaseRuntime, judge_case, make_context, run_round
+from judge.render import DEFAULT_DPI
 from judge.rundir import (
     RESULTS,
     RUN_MANIFEST,
@@ -59,6 +60,8 @@ CACHE_DIR = "cache"
 RESULTS_FLUSH_S = 2.0
 """Shortest interval between two rewrites of ``results.jsonl`` during a run (seconds); it is
 always rewritten at the end."""
+DEFAULT_RENDER_TIMEOUT_S = 60.0
+"""Seconds LibreOffice may spend on one deck (``judge run --render-timeout``)."""
 RESUME_KEYS = ("judge", "model", "base_url", "rounds", "taxonomy_hash")
 """``run.json`` fields a resumed run must share with the new command."""
 
@@ -74,7 +77,7 @@ class RunSettings:
     """Rounds judged at the same time, across cases (also the number of cases in flight)."""
     workers: int = 1
     """LibreOffice instances."""
-    render_timeout_s: float = 60.0
+    render_timeout_s: float = DEFAULT_RENDER_TIMEOUT_S
     dpi: int | None = None
     early_stop: bool = False
     max_cost_usd: float | None = None
@@ -289,7 +292,6 @@ def run_bench(
     ``render_pool``: a running :class:`judge.render.RenderPool` to use (left open); by default
     the run starts its own on the first render and closes it at the end.
     """
-    from judge.render import DEFAULT_DPI
     from taxonomy.loader import load_taxonomy, taxonomy_hash
 
     t0 = time.perf_counter()
@@ -478,9 +480,25 @@ def replay_case(
     round_index: int | None = None,
     taxonomy_path: Path | None = None,
     policy: Policy | None = None,
+    render_pool: Any = None,
 ) -> ReplayReport:
     """Re-execute a case's recorded rounds: tools run again, verdicts are re-derived, the case
-    is re-scored. Nothing in the case folder is changed."""
+    is re-scored. Nothing in the case folder is changed. LibreOffice starts only if a tool
+    needs it (the SVG export of text fit); ``render_pool`` may provide a running pool."""
+    pool = _LazyPool(1, DEFAULT_RENDER_TIMEOUT_S, DEFAULT_DPI, render_pool)
+    try:
+        return _replay_case(case_root, round_index, taxonomy_path, policy, pool)
+    finally:
+        pool.close()
+
+
+def _replay_case(
+    case_root: Path,
+    round_index: int | None,
+    taxonomy_path: Path | None,
+    policy: Policy | None,
+    pool: _LazyPool,
+) -> ReplayReport:
     from scoring.case import build_case_result
     from taxonomy.loader import load_taxonomy, taxonomy_hash
 
@@ -510,7 +528,7 @@ def replay_case(
         pptx=report.path,
         reference=pair.reference_image,
     )
-    ctx = make_context(candidate, cd, pair)
+    ctx = make_context(candidate, cd, pair, export_svg=pool.export_svg)
     wanted = [round_index] if round_index is not None else list(range(total))
     recorded_rounds: dict[int, RoundResult] = {}
     for k in range(total):
