@@ -1,0 +1,90 @@
+"""Time per case of the builtin judge: three rounds of Stages 1-3, excluding rendering.
+
+Uses a finished run folder (e.g. from ``bench/builtin_accuracy.py``) for its renders and
+normalised pairs, rebuilds each case's tool context with a fresh cache (the SVG export is taken
+once beforehand, as it is a LibreOffice job like rendering), and drives the builtin policy
+through its tools for three rounds (the rounds share the case's measurement cache, as in a run).
+
+Usage::
+
+    .venv/bin/python bench/builtin_speed.py RUN_DIR BENCH_DIR [--cases 12]
+
+Target (issue 5): median under 5 s per case.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import time
+from pathlib import Path
+
+from langchain_core.messages import HumanMessage, ToolMessage
+
+from judge.builtin import SUBMIT, BuiltinJudgeModel
+from judge.graph import make_context
+from judge.render import RenderPool
+from judge.rundir import CaseDir
+from judge.schema import Candidate, PairGeometry
+from judge.tools import TOOLS
+from taxonomy.loader import load_taxonomy
+
+
+def drive(ctx: object, stage: str, tax: object) -> bool:
+    model = BuiltinJudgeModel(ctx, stage, tax)  # type: ignore[arg-type]
+    messages: list = [HumanMessage(content="judge")]
+    for _ in range(10):
+        ai = model.invoke(messages)
+        messages.append(ai)
+        for call in ai.tool_calls:
+            if call["name"] == SUBMIT:
+                return bool(call["args"].get("passed", True))
+            res = TOOLS[call["name"]].call(ctx, call["args"])  # type: ignore[arg-type]
+            messages.append(ToolMessage(content=json.dumps(res.data), tool_call_id=call["id"]))
+    return False
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("run", type=Path)
+    ap.add_argument("bench", type=Path)
+    ap.add_argument("--cases", type=int, default=12)
+    args = ap.parse_args()
+    tax = load_taxonomy()
+    times = []
+    with RenderPool(workers=1, timeout=60.0) as pool:
+        dirs = sorted(p.parent for p in (args.run / "cases").glob("*/*/pair.json"))
+        for cd_path in dirs[: args.cases]:
+            config, task = cd_path.parent.name, cd_path.name
+            pptx = args.bench / "candidates" / config / f"{task}.pptx"
+            ref = args.bench / "tasks" / task / "reference.png"
+            cd = CaseDir(cd_path)
+            pair = PairGeometry.model_validate_json(cd.pair_json.read_text())
+            cand = Candidate(
+                case_id=f"{config}/{task}",
+                task_id=task,
+                config_id=config,
+                pptx=str(pptx),
+                reference=str(ref),
+            )
+            svg = pool.export_svg(pptx)
+            ctx = make_context(cand, cd, pair, lambda p, s=svg: s)
+            t0 = time.perf_counter()
+            for _ in range(3):
+                for stage in ("semantic", "render", "detail"):
+                    if not drive(ctx, stage, tax):
+                        break
+            dt = time.perf_counter() - t0
+            times.append(dt)
+            print(f"  {config}/{task}: {dt:.2f} s")
+    if times:
+        print(
+            f"cases: {len(times)}; median {statistics.median(times):.2f} s per case "
+            f"(3 rounds, excluding rendering; target < 5 s); max {max(times):.2f} s"
+        )
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
