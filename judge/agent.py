@@ -37,7 +37,7 @@ from langchain_core.messages import (
     ToolMessage,
 )
 from langchain_core.runnables import Runnable, RunnableConfig
-from langgraph.graph import END, START, StateGraph
+from langgraph.graph import START, StateGraph
 from langgraph.graph.state import CompiledStateGraph
 from pydantic import BaseModel, ValidationError
 
@@ -109,7 +109,9 @@ def validate_submission(
         return None, "invalid verdict: " + "; ".join(msgs)
     if isinstance(verdict, DetailVerdict) and taxonomy is not None:
         if check_findings is None:
-            from taxonomy.loader import validate_findings as check_findings
+            from taxonomy.loader import validate_findings
+
+            check_findings = validate_findings
         errors = check_findings(verdict, taxonomy)
         if errors:
             return None, "invalid verdict: " + "; ".join(errors)
@@ -200,7 +202,7 @@ def model_node(state: StageState, config: RunnableConfig) -> dict[str, Any]:
         reason = f"model call failed: {type(exc).__name__}: {exc}"
         rt.recorder.add(rt.stage, "error", content=reason)
         return {"error": reason, "turns": turns + 1}
-    meta = answer.usage_metadata or {}
+    meta: dict[str, Any] = dict(answer.usage_metadata or {})
     usage = Usage(
         input_tokens=0 if cached else int(meta.get("input_tokens", 0) or 0),
         output_tokens=0 if cached else int(meta.get("output_tokens", 0) or 0),
@@ -379,7 +381,7 @@ def nudge_node(state: StageState, config: RunnableConfig) -> dict[str, Any]:
 def route_after_model(state: StageState) -> Literal["tools", "submit", "nudge", "__end__"]:
     """Branch on which tool the model called: measurement tools, only the submit, or none."""
     if state.get("error"):
-        return END
+        return "__end__"
     calls = _calls(_last_ai(state))
     if not calls:
         return "nudge"
@@ -391,7 +393,7 @@ def route_after_model(state: StageState) -> Literal["tools", "submit", "nudge", 
 def route_after_tools(state: StageState) -> Literal["submit", "model", "__end__"]:
     """After measurement calls: a well-formed submit in the same answer is judged next."""
     if state.get("error"):
-        return END
+        return "__end__"
     if any(c["name"] == SUBMIT_TOOL for c in _last_ai(state).tool_calls):
         return "submit"
     return "model"
@@ -399,12 +401,12 @@ def route_after_tools(state: StageState) -> Literal["submit", "model", "__end__"
 
 def route_after_submit(state: StageState) -> Literal["model", "__end__"]:
     if state.get("verdict") is not None or state.get("error"):
-        return END
+        return "__end__"
     return "model"
 
 
 def route_after_nudge(state: StageState) -> Literal["model", "__end__"]:
-    return END if state.get("error") else "model"
+    return "__end__" if state.get("error") else "model"
 
 
 def build_stage_graph() -> CompiledStateGraph:

@@ -175,9 +175,7 @@ def _run_stage(
     return out.verdict, out.error, out.usage
 
 
-def _gate_node(
-    stage: Literal["semantic", "render"],
-) -> Callable[[RoundState, RunnableConfig], dict[str, Any]]:
+def _gate_node(stage: Literal["semantic", "render"]) -> Any:
     def node(state: RoundState, config: RunnableConfig) -> dict[str, Any]:
         verdict, error, usage = _run_stage(stage, _round(config))
         if error is not None or verdict is None:
@@ -463,7 +461,7 @@ def after_prepare(state: CaseState) -> Literal["collect", "score"]:
 def fan_out(state: CaseState) -> list[Send] | Literal["aggregate", "__end__"]:
     """One ``Send`` per round to start; ``aggregate`` when every round is known."""
     if state.get("stopped"):
-        return END
+        return "__end__"
     pending = state.get("pending", [])
     if pending:
         return [Send("round", {"round_index": k}) for k in pending]

@@ -20,6 +20,7 @@ from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import BaseMessage
 from langchain_core.outputs import ChatResult
 from langchain_openai import ChatOpenAI
+from pydantic import SecretStr
 
 from judge.backends import BackendSettings
 from judge.errors import BackendError
@@ -133,9 +134,9 @@ class OpenAIBackend:
         return RetryingChatOpenAI(
             model=self.model,
             base_url=self.base_url,
-            api_key=self._key,
+            api_key=SecretStr(self._key),
             temperature=s.temperature,
-            max_tokens=s.max_tokens,
+            max_completion_tokens=s.max_tokens,
             timeout=s.timeout_s,
             max_retries=0,
             retry_attempts=s.retries,

@@ -214,9 +214,9 @@ def geometry(
         for n, (x, y, w, h) in items
     ]
     pairs = []
-    for (na, a), (nb, b) in combinations(items, 2):
-        ca = (a[0] + a[2] / 2, a[1] + a[3] / 2)
-        cb = (b[0] + b[2] / 2, b[1] + b[3] / 2)
+    for (na, ra), (nb, rb) in combinations(items, 2):
+        ca = (ra[0] + ra[2] / 2, ra[1] + ra[3] / 2)
+        cb = (rb[0] + rb[2] / 2, rb[1] + rb[3] / 2)
         sa, sb = shapes[na], shapes[nb]
         inter = sa.intersection(sb).area
         smaller = min(sa.area, sb.area) or 1.0
@@ -230,9 +230,9 @@ def geometry(
                 "gap": round(float(sa.distance(sb)), 1),
                 "overlap": round(inter / smaller, 4),
                 "aligned_horizontally": abs(ca[1] - cb[1]) <= ALIGN_TOLERANCE_PX
-                or abs(a[1] - b[1]) <= ALIGN_TOLERANCE_PX,
+                or abs(ra[1] - rb[1]) <= ALIGN_TOLERANCE_PX,
                 "aligned_vertically": abs(ca[0] - cb[0]) <= ALIGN_TOLERANCE_PX
-                or abs(a[0] - b[0]) <= ALIGN_TOLERANCE_PX,
+                or abs(ra[0] - rb[0]) <= ALIGN_TOLERANCE_PX,
             }
         )
     return ToolOutput({"boxes": out_boxes, "pairs": pairs})

@@ -15,7 +15,7 @@ from judge.tools.base import Tool, ToolContext, ToolOutput, ToolUsageError
 
 MAX_OBJECTS = 300
 """Most objects one call returns (a slide with more is filtered by type, text or ids)."""
-DROP_WHEN = (None, "", [], False, 0.0)
+DROP_WHEN: tuple[object, ...] = (None, "", [], False, 0.0)
 """Field values left out of the answer to keep it short (absent = default)."""
 KEEP_ALWAYS = ("id", "type", "name", "bbox", "panel_box")
 
