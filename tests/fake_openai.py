@@ -83,6 +83,9 @@ class FakeOpenAI:
         self.requests: list[dict[str, Any]] = []
         self._lock = threading.Lock()
         self._n = 0
+        self.in_flight = 0
+        self.max_in_flight = 0
+        """Most requests being answered at the same time (parallel rounds show as > 1)."""
         outer = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -96,9 +99,13 @@ class FakeOpenAI:
                     outer.requests.append(body)
                     outer._n += 1
                     n = outer._n
+                    outer.in_flight += 1
+                    outer.max_in_flight = max(outer.max_in_flight, outer.in_flight)
                 reply = outer.responder(body)
                 if reply.delay_s:
                     time.sleep(reply.delay_s)
+                with outer._lock:
+                    outer.in_flight -= 1
                 if reply.status != 200:
                     payload = {"error": {"message": reply.content or "fake error", "type": "x"}}
                 else:

@@ -207,3 +207,39 @@ def test_price_table_file_per_model(tmp_path) -> None:
     assert load_prices(path, "m1") == Prices(1.0, 4.0)
     with pytest.raises(BackendError, match="no prices for model 'm2'"):
         load_prices(path, "m2")
+
+
+def test_hand_written_script_with_comments_and_grouped_turns(ctx, tmp_path) -> None:
+    from judge.backends.replay import ReplayBackend
+
+    script = tmp_path / "probe.jsonl"
+    script.write_text(
+        "# probe: look at the connectors, then pass everything\n"
+        '{"stage": "semantic", "kind": "message", "role": "assistant", "content": "looking"}\n'
+        '{"stage": "semantic", "kind": "tool_call", "tool_name": "object_tree", '
+        '"arguments": {"types": ["connector"]}}\n'
+        '{"stage": "semantic", "kind": "tool_call", "tool_name": "crop", "arguments": '
+        '{"image": "reference", "x": 0, "y": 0, "w": 600, "h": 450}}\n'
+        "\n"
+        '{"stage": "semantic", "kind": "message", "role": "assistant", "content": "ok"}\n'
+        '{"stage": "semantic", "kind": "submit", "arguments": {"passed": true}}\n'
+        '{"stage": "render", "kind": "submit", "arguments": {"passed": true}}\n'
+        '{"stage": "detail", "kind": "submit", "arguments": {"findings": [], "fractions": []}}\n'
+    )
+    rt = runtime(ctx, tmp_path, "http://127.0.0.1:9/v1")
+    rt.backend = ReplayBackend(script)
+    result = run_round(rt, 0)
+    assert result.status == "pass" and result.usage.tool_calls == 2
+    events = read_trajectory(tmp_path / "case" / "rounds" / "round-0.trajectory.jsonl")
+    semantic_answers = [e for e in events if e.stage == "semantic" and e.role == "assistant"]
+    assert [e.content for e in semantic_answers] == ["looking", "ok"]  # two calls in one turn
+
+
+def test_default_backend_is_openai_only_with_an_endpoint(monkeypatch) -> None:
+    from judge.backends import default_backend_name
+
+    monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
+    assert default_backend_name(BackendSettings()) == "builtin"
+    assert default_backend_name(BackendSettings(model="gpt-4o")) == "openai"
+    monkeypatch.setenv("OPENAI_BASE_URL", "http://127.0.0.1:8000/v1")
+    assert default_backend_name(BackendSettings()) == "openai"

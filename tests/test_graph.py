@@ -216,10 +216,13 @@ def test_settled_waits_when_remaining_rounds_could_flip_the_gate() -> None:
 def live(request: dict[str, Any]) -> Reply:
     stage, turn = stage_of(request), turn_of(request)
     if stage == "semantic" and turn == 0:
-        return Reply(tool_calls=[call("object_tree", {"types": ["connector"]})])
-    if stage == "detail":
-        return submit(detail_args(TAX, 0.3))
-    return submit({"passed": True})
+        reply = Reply(tool_calls=[call("object_tree", {"types": ["connector"]})])
+    elif stage == "detail":
+        reply = submit(detail_args(TAX, 0.3))
+    else:
+        reply = submit({"passed": True})
+    reply.delay_s = 0.05  # long enough for parallel rounds to overlap at the server
+    return reply
 
 
 @pytest.mark.slow
@@ -235,6 +238,7 @@ def test_whole_graph_through_openai_backend_runs_rounds_in_parallel(
         result = judge_case(rt, 3, max_concurrency=3)
     assert result is not None and result.gate == "pass" and result.score is not None
     assert len(fake.requests) == 12  # 3 rounds x (semantic x2, render, detail)
+    assert fake.max_in_flight >= 2  # rounds ran in parallel (max_concurrency)
     assert result.usage.model_calls == 12 and result.usage.tool_calls == 3
     tool_results = [m for r in fake.requests for m in r["messages"] if m["role"] == "tool"]
     assert any('"connector"' in m["content"] for m in tool_results)
