@@ -228,16 +228,15 @@ def _node(shapes: Any, n: Node, family: str, grouped: bool) -> Any:
     box.fill.fore_color.rgb = RGBColor(*n.fill)
     _line(box, n.stroke, n.stroke_px)
     if target is None:
-        _text(
-            box.text_frame, n.label, family, n.font_px, n.text_color, bold=n.bold, italic=n.italic
-        )
+        frame = box.text_frame
     else:
         target.name = f"Node group {n.id}"
         label = host.add_textbox(emu(n.x), emu(n.y), emu(n.w), emu(n.h))
         label.name = f"Label {n.id}"
-        _text(
-            label.text_frame, n.label, family, n.font_px, n.text_color, bold=n.bold, italic=n.italic
-        )
+        frame = label.text_frame
+    _text(frame, n.label, family, n.font_px, n.text_color, bold=n.bold, italic=n.italic)
+    if n.text_side_inset_px is not None:
+        frame.margin_left = frame.margin_right = emu(n.text_side_inset_px)
     return box
 
 
@@ -252,6 +251,8 @@ def _group_label(shapes: Any, node_id: int) -> Any:
 
 def _edge(shapes: Any, d: Diagram, e: Edge, by_id: dict[int, Any], glued: bool) -> None:
     pts = d.route_points(e)
+    if not glued and e.end_gap_px > 0:
+        pts = _shorten(pts, e.end_gap_px)
     if glued or e.route == "straight":
         kind = MSO_CONNECTOR.ELBOW if e.route == "elbow" else MSO_CONNECTOR.STRAIGHT
         (x0, y0), (x1, y1) = pts[0], pts[-1]
@@ -277,6 +278,17 @@ def _edge(shapes: Any, d: Diagram, e: Edge, by_id: dict[int, Any], glued: bool) 
     tail.set("type", e.head)
     tail.set("w", ARROW_SIZE)
     tail.set("len", ARROW_SIZE)
+
+
+def _shorten(pts: list[tuple[float, float]], gap: float) -> list[tuple[float, float]]:
+    """Pull both ends of a polyline ``gap`` pixels back along their segments."""
+    out = list(pts)
+    for end, nxt in ((0, 1), (len(out) - 1, len(out) - 2)):
+        (x0, y0), (x1, y1) = out[end], out[nxt]
+        length = ((x1 - x0) ** 2 + (y1 - y0) ** 2) ** 0.5
+        t = min(gap, length / 3) / length if length else 0.0
+        out[end] = (x0 + (x1 - x0) * t, y0 + (y1 - y0) * t)
+    return out
 
 
 def _text_only(shapes: Any, d: Diagram) -> None:

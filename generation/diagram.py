@@ -187,6 +187,9 @@ class Node:
     text_color: RGB
     bold: bool = False
     italic: bool = False
+    text_side_inset_px: float | None = None
+    """Candidate decks only: left/right text inset of the label, pixels (None = the default).
+    The reference ignores it (it centres labels)."""
 
     @property
     def cx(self) -> float:
@@ -223,6 +226,8 @@ class Edge:
     """OOXML arrowhead type at the dst end (``triangle``, ``arrow``, ...)."""
     head_px: float = 0.0
     """Arrowhead length and base width, pixels (0 = derived from the width)."""
+    end_gap_px: float = 0.0
+    """Candidate decks only, unglued lines: both ends stop this many pixels short of the nodes."""
 
 
 @dataclass

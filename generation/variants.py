@@ -20,7 +20,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from generation.deck import DeckOptions, EdgeStyle
+from generation.deck import TEXT_INSET_PX, DeckOptions, EdgeStyle
 from generation.diagram import (
     LABELS,
     PALETTE,
@@ -81,6 +81,15 @@ WRONG_TEXT_COLOURS = ((200, 0, 0), (255, 230, 0))
 """Label colours of the text-colour variant: red instead of dark text, yellow instead of white."""
 FALLBACK_DARK_FILL = (110, 40, 40)
 """Fill for the wrong-fill variant when every dark palette fill is already in use."""
+LINE_HEIGHT_EM = 1.17
+"""Line height of DejaVu Sans / Liberation Sans in ems (ascent + descent), for wrap planning."""
+WRAP_WIDTH_FRACTION = 0.75
+"""Text width left to a label by the wrapped-labels variant, as a fraction of its one-line
+width: it then takes two lines (inside a word when it is one word), in an unchanged box."""
+MISALIGN_PX = 16.0
+"""Vertical offset of every other chain node in the misaligned variant, pixels (~2% of 900)."""
+DETACH_GAP_PX = 14.0
+"""Gap left between line ends and nodes by the detached-ends variant, pixels."""
 EXTERNAL_URL = "https://example.org/diagram-source"
 
 
@@ -378,6 +387,40 @@ def _text_colour(d: Diagram, _rng: Rng) -> str:
     return f"all {len(d.nodes)} node labels"
 
 
+def _wrapped_labels(d: Diagram, _rng: Rng) -> str:
+    regular, _ = d.font_files()
+    wrapped = []
+    for n in d.nodes:
+        width = text_width(n.label, regular, n.font_px)
+        two_lines = 2 * LINE_HEIGHT_EM * n.font_px + 2 * TEXT_INSET_PX
+        if two_lines > n.h:
+            continue  # a second line would overflow: that is another defect
+        n.text_side_inset_px = max(0.0, (n.w - WRAP_WIDTH_FRACTION * width) / 2)
+        wrapped.append(n)
+    return f"{len(wrapped)} of {len(d.nodes)} node labels"
+
+
+def _misaligned(d: Diagram, _rng: Rng) -> str:
+    chain = [n for n in d.nodes if n.row == d.chain_row]
+    moved = chain[1::2]
+    for k, n in enumerate(moved):
+        n.y += MISALIGN_PX if k % 2 == 0 else -MISALIGN_PX
+    return ", ".join(_node_name(n) for n in moved)
+
+
+def _detached(d: Diagram, style: EdgeStyle, rng: Rng, _ref: bytes) -> Built:
+    d = d.copy()
+    for e in d.edges:
+        e.end_gap_px = DETACH_GAP_PX
+    defect = InjectedDefect(
+        kind="detached_ends",
+        subtype="endpoint_attachment",
+        target=f"all {len(d.edges)} edges",
+        detail=f"both ends {DETACH_GAP_PX:.0f} px short of the nodes",
+    )
+    return Built(d, DeckOptions(style="freelines"), [defect])
+
+
 # ----------------------------------------------------------------------------------------------
 # Artifact gate
 
@@ -417,6 +460,11 @@ def _variants() -> dict[str, Variant]:
         Variant("line_width", "pass", _stage3("line_width", "line_width", _line_width)),
         Variant("font_style", "pass", _stage3("font_style", "font_style", _bold_labels)),
         Variant("text_color", "pass", _stage3("text_color", "text_color", _text_colour)),
+        Variant(
+            "wrapped_labels", "pass", _stage3("wrapped_labels", "unexpected_wrap", _wrapped_labels)
+        ),
+        Variant("misaligned", "pass", _stage3("misaligned", "alignment", _misaligned)),
+        Variant("detached_ends", "pass", _detached, fixed_style="freelines"),
         Variant("pasted_reference", "artifact", _artifact(overlay=True), "no_reference_copy"),
         Variant("too_few_components", "artifact", _artifact(text_only=True), "editable_components"),
         Variant(
@@ -441,4 +489,6 @@ STAGE3 = (
     "shifted_layout", "wrong_fill", "wrong_stroke", "dash_lost", "wrong_font_size",
     "arrowhead_style", "corner_radius", "line_width", "font_style", "text_color",
 )  # fmt: skip
+EXTRA_STAGE3 = ("wrapped_labels", "misaligned", "detached_ends")
+"""Further Stage 3 variants, not in the default configurations (use them with ``--config``)."""
 ARTIFACT = ("pasted_reference", "too_few_components", "external_hyperlink", "embedded_ole", "macro")

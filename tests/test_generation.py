@@ -27,10 +27,18 @@ from generation.benchmark import (
     simulated_labels_csv,
     write_benchmark,
 )
-from generation.deck import build_deck
+from generation.deck import EMU_PER_PX, build_deck
 from generation.diagram import CANVAS_H, CANVAS_W, SIDE_INDEX, Diagram, make_diagram
 from generation.draw import reference_png_bytes
-from generation.variants import ARTIFACT, FAITHFUL, STAGE3, VARIANTS, Built
+from generation.variants import (
+    ARTIFACT,
+    DETACH_GAP_PX,
+    FAITHFUL,
+    MISALIGN_PX,
+    STAGE3,
+    VARIANTS,
+    Built,
+)
 from judge.prepare import prepare_pair
 from judge.rundir import iter_candidates
 from judge.schema import CaseLabel, PairGeometry, Task, TruthGraph
@@ -497,3 +505,58 @@ def _blurred_panel_mad(geo: PairGeometry) -> float:
     left = arr[:, : geo.panel_width]
     right = arr[:, geo.candidate.panel_left : geo.candidate.panel_left + geo.panel_width]
     return float(np.abs(left - right).mean())
+
+
+def test_wrapped_labels_narrow_the_text_not_the_box(
+    diagram: Diagram, faithful_graph: dict[str, Any]
+):
+    built, data = _build("wrapped_labels", diagram)
+    g = _deck_graph(data)
+    assert built.defects[0].subtype == "unexpected_wrap"
+    assert _node_props(data) == _node_props(faithful_graph["data"])  # boxes, colours, fonts
+    widened = [s for s in g["nodes"].values() if s.text_frame.margin_left > 4 * EMU_PER_PX]
+    assert len(widened) >= len(diagram.nodes) // 2
+
+
+def test_misaligned_moves_every_other_chain_node_vertically(diagram: Diagram):
+    built, _ = _build("misaligned", diagram)
+    moved = [
+        (a.y - b.y, a.x - b.x)
+        for a, b in zip(built.diagram.nodes, diagram.nodes, strict=True)
+        if (a.x, a.y) != (b.x, b.y)
+    ]
+    chain = [n for n in diagram.nodes if n.row == diagram.chain_row]
+    assert len(moved) == len(chain) // 2
+    assert all(abs(dy) == MISALIGN_PX and dx == 0 for dy, dx in moved)
+
+
+def test_detached_ends_stop_short_of_the_nodes(diagram: Diagram):
+    built, data = _build("detached_ends", diagram, style="connectors")
+    assert built.options.style == "freelines"
+    g = _deck_graph(data)
+    for e in diagram.edges:
+        rec = g["edges"][f"Edge {e.id}"]
+        assert rec["begin"] is None and rec["end"] is None
+    checked = 0
+    for shp in _walk(g["prs"].slides[0].shapes):
+        if shp.name.startswith("Edge ") and shp.shape_type == MSO_SHAPE_TYPE.LINE:
+            checked += 1
+            e = next(x for x in diagram.edges if f"Edge {x.id}" == shp.name)
+            (x0, y0), (x1, y1) = diagram.route_points(e)[0], diagram.route_points(e)[-1]
+            bx, by = shp.begin_x / EMU_PER_PX, shp.begin_y / EMU_PER_PX
+            ex, ey = shp.end_x / EMU_PER_PX, shp.end_y / EMU_PER_PX
+            assert np.hypot(bx - x0, by - y0) == pytest.approx(DETACH_GAP_PX, abs=1)
+            assert np.hypot(ex - x1, ey - y1) == pytest.approx(DETACH_GAP_PX, abs=1)
+    assert checked >= 3
+
+
+def test_synth_config_option_picks_the_variants(tmp_path: Path):
+    out = tmp_path / "c"
+    res = CliRunner().invoke(
+        app, ["synth", str(out), "--seed", "3", "--tasks", "2", "--config", "x=misaligned,macro"]
+    )
+    assert res.exit_code == 0, res.output
+    labels = read_labels_jsonl(out / "labels.jsonl")
+    assert {lb.variant for lb in labels} == {"misaligned", "macro"}
+    res = CliRunner().invoke(app, ["synth", str(tmp_path / "d"), "--config", "x=nope"])
+    assert res.exit_code == 2 and "unknown variant" in res.output
