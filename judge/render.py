@@ -147,12 +147,13 @@ def _kill_group(proc: subprocess.Popen[bytes] | None) -> None:
         return
     pgid = proc.pid
     if proc.poll() is None:
-        for pid, _ in group_members(pgid):
-            if pid != pgid:
-                with contextlib.suppress(ProcessLookupError):
-                    os.kill(pid, signal.SIGKILL)
-        with contextlib.suppress(subprocess.TimeoutExpired):
-            proc.wait(KILL_GRACE_S)
+        children = [pid for pid, _ in group_members(pgid) if pid != pgid]
+        for pid in children:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
+        if children:
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                proc.wait(KILL_GRACE_S)
     with contextlib.suppress(ProcessLookupError, PermissionError):
         os.killpg(pgid, signal.SIGKILL)
     with contextlib.suppress(subprocess.TimeoutExpired):
@@ -178,7 +179,9 @@ class _WorkerGone(Exception):
 class _Instance:
     """One LibreOffice process group plus its UNO worker, in a private folder."""
 
-    def __init__(self, index: int, root: Path, startup_timeout: float) -> None:
+    def __init__(
+        self, index: int, root: Path, startup_timeout: float, closed: threading.Event
+    ) -> None:
         self.index = index
         self.root = root
         self.profile = root / "profile"
@@ -191,10 +194,45 @@ class _Instance:
         """True when a restart failed; the next use tries again."""
         self._buf = b""
         self._next_id = 0
+        self._closed = closed
+        """Set by the pool's close(): from then on nothing may start a process."""
+        self._lock = threading.Lock()
+        """Serialises spawning and killing, so close() never misses a process being started."""
 
     # -- life cycle ----------------------------------------------------------------------
 
     def start(self) -> None:
+        with self._lock:
+            if self._closed.is_set():
+                raise RenderError("the render pool is closed")
+            worker, soffice = self._spawn()
+        deadline = time.monotonic() + self.startup_timeout
+        try:
+            line = self._read_line(worker, deadline, soffice)
+        except _WorkerGone:
+            line = None
+            reason = f"the UNO worker exited ({_tail(self.root / 'worker.log')})"
+        except RenderError as exc:
+            line = None
+            reason = str(exc)
+        else:
+            reason = f"no UNO connection within {self.startup_timeout:g} s"
+        if line is not None:
+            try:
+                msg = json.loads(line)
+            except ValueError:
+                msg = {"error": f"garbled worker reply {line[:80]!r}"}
+            if msg.get("ready"):
+                self.version = str(msg.get("version", ""))
+                self.broken = False
+                return
+            reason = str(msg.get("error", "worker not ready"))
+        self.stop()
+        self.broken = True
+        raise RenderError(f"LibreOffice instance {self.index} did not start: {reason}")
+
+    def _spawn(self) -> tuple[subprocess.Popen[bytes], subprocess.Popen[bytes]]:
+        """Launch soffice and its worker; returns (worker, soffice). Caller holds the lock."""
         self.profile.mkdir(parents=True, exist_ok=True)
         self.work.mkdir(parents=True, exist_ok=True)
         settings = self.profile / "user" / "registrymodifications.xcu"
@@ -231,7 +269,7 @@ class _Instance:
         env["no_proxy"] = env["NO_PROXY"] = ""
         self._buf = b""
         with (self.root / "soffice.log").open("ab") as log:
-            self.soffice = subprocess.Popen(
+            soffice_proc = self.soffice = subprocess.Popen(
                 cmd,
                 stdin=subprocess.DEVNULL,
                 stdout=log,
@@ -241,7 +279,7 @@ class _Instance:
                 start_new_session=True,
             )
         with (self.root / "worker.log").open("ab") as log:
-            self.worker = subprocess.Popen(
+            worker = self.worker = subprocess.Popen(
                 [
                     UNO_PYTHON,
                     str(WORKER_SCRIPT),
@@ -250,7 +288,7 @@ class _Instance:
                     "--connect-timeout",
                     str(self.startup_timeout),
                     "--soffice-pgid",
-                    str(self.soffice.pid),
+                    str(soffice_proc.pid),
                 ],
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
@@ -258,40 +296,16 @@ class _Instance:
                 cwd=self.work,
                 start_new_session=True,
             )
-        deadline = time.monotonic() + self.startup_timeout
-        try:
-            line = self._read_line(deadline, watch_soffice=True)
-        except _WorkerGone:
-            line = None
-            reason = f"the UNO worker exited ({_tail(self.root / 'worker.log')})"
-        except RenderError as exc:
-            line = None
-            reason = str(exc)
-        else:
-            reason = f"no UNO connection within {self.startup_timeout:g} s"
-        if line is not None:
-            try:
-                msg = json.loads(line)
-            except ValueError:
-                msg = {"error": f"garbled worker reply {line[:80]!r}"}
-            if msg.get("ready"):
-                self.version = str(msg.get("version", ""))
-                self.broken = False
-                return
-            reason = str(msg.get("error", "worker not ready"))
-        self.stop()
-        self.broken = True
-        raise RenderError(f"LibreOffice instance {self.index} did not start: {reason}")
+        return worker, soffice_proc
 
     def stop(self) -> None:
-        if self.worker is not None and self.worker.poll() is None and self.worker.stdin:
-            with contextlib.suppress(OSError):
-                self.worker.stdin.write(b'{"op": "quit"}\n')
-                self.worker.stdin.flush()
-        _kill_group(self.worker)
-        _kill_group(self.soffice)
-        self.worker = None
-        self.soffice = None
+        with self._lock:
+            worker, soffice = self.worker, self.soffice
+            self.worker = self.soffice = None
+            # The worker is killed first and outright (it holds nothing; a graceful quit would
+            # wait for a conversion in progress), then soffice.bin before its launcher.
+            _kill_group(worker)
+            _kill_group(soffice)
 
     def restart(self) -> None:
         self.stop()
@@ -311,23 +325,39 @@ class _Instance:
 
     # -- talking to the worker ------------------------------------------------------------
 
-    def _read_line(self, deadline: float, watch_soffice: bool = False) -> str | None:
-        """One line from the worker, or None at the deadline. Raises _WorkerGone on EOF."""
-        assert self.worker is not None and self.worker.stdout is not None
-        fd = self.worker.stdout.fileno()
+    def _read_line(
+        self,
+        worker: subprocess.Popen[bytes],
+        deadline: float,
+        soffice: subprocess.Popen[bytes] | None = None,
+    ) -> str | None:
+        """One line from ``worker``, or None at the deadline. Raises _WorkerGone on EOF and
+        RenderError when ``soffice`` (watched while starting) exits."""
+        if worker.stdout is None or worker.stdout.closed:
+            raise _WorkerGone()
+        try:
+            fd = worker.stdout.fileno()
+        except ValueError:
+            raise _WorkerGone() from None
         while b"\n" not in self._buf:
             remaining = deadline - time.monotonic()
             if remaining <= 0:
                 return None
-            ready, _, _ = select.select([fd], [], [], min(remaining, 0.5))
+            try:
+                ready, _, _ = select.select([fd], [], [], min(remaining, 0.5))
+            except (OSError, ValueError):
+                raise _WorkerGone() from None  # closed under us by close()
             if not ready:
-                if watch_soffice and self.soffice is not None and self.soffice.poll() is not None:
+                if soffice is not None and soffice.poll() is not None:
                     raise RenderError(
-                        f"soffice exited with code {self.soffice.returncode} "
+                        f"soffice exited with code {soffice.returncode} "
                         f"({_tail(self.root / 'soffice.log')})"
                     )
                 continue
-            chunk = os.read(fd, 65536)
+            try:
+                chunk = os.read(fd, 65536)
+            except OSError:
+                raise _WorkerGone() from None
             if not chunk:
                 raise _WorkerGone()
             self._buf += chunk
@@ -336,17 +366,19 @@ class _Instance:
 
     def request(self, payload: dict[str, object], timeout: float) -> dict[str, object] | None:
         """Send one request; its reply, or None when ``timeout`` seconds passed first."""
-        assert self.worker is not None and self.worker.stdin is not None
+        worker = self.worker
+        if worker is None or worker.stdin is None:
+            raise _WorkerGone()
         self._next_id += 1
         rid = self._next_id
         try:
-            self.worker.stdin.write((json.dumps({**payload, "id": rid}) + "\n").encode())
-            self.worker.stdin.flush()
-        except OSError as exc:
+            worker.stdin.write((json.dumps({**payload, "id": rid}) + "\n").encode())
+            worker.stdin.flush()
+        except (OSError, ValueError) as exc:
             raise _WorkerGone() from exc
         deadline = time.monotonic() + timeout
         while True:
-            line = self._read_line(deadline)
+            line = self._read_line(worker, deadline)
             if line is None:
                 return None
             try:
@@ -468,7 +500,8 @@ def rasterise_first_page(pdf: bytes, dpi: int, source: Path) -> tuple[bytes, int
 # The pool
 
 
-def _shutdown(instances: list[_Instance], root: Path) -> None:
+def _shutdown(instances: list[_Instance], root: Path, closed: threading.Event) -> None:
+    closed.set()
     for inst in instances:
         with contextlib.suppress(Exception):
             inst.stop()
@@ -499,12 +532,16 @@ class RenderPool:
         self.timeout = timeout
         self.dpi = dpi
         self._root = Path(tempfile.mkdtemp(prefix="pptjudge-render-"))
+        self._closed = threading.Event()
+        """Set by close() (or the finaliser): no instance may start after it."""
         self._instances = [
-            _Instance(i, self._root / f"instance-{i}", startup_timeout) for i in range(workers)
+            _Instance(i, self._root / f"instance-{i}", startup_timeout, self._closed)
+            for i in range(workers)
         ]
         self._free: queue.Queue[_Instance] = queue.Queue()
-        self._closed = False
-        self._finalizer = weakref.finalize(self, _shutdown, self._instances, self._root)
+        self._finalizer = weakref.finalize(
+            self, _shutdown, self._instances, self._root, self._closed
+        )
         errors: list[RenderError] = []
 
         def start(inst: _Instance) -> None:
@@ -528,7 +565,6 @@ class RenderPool:
 
     def close(self) -> None:
         """Kill every instance's process groups and delete the pool's temporary folder."""
-        self._closed = True
         self._finalizer()
 
     def __enter__(self) -> RenderPool:
@@ -632,10 +668,10 @@ class RenderPool:
     # -- internals -----------------------------------------------------------------------
 
     def _acquire(self) -> _Instance:
-        if self._closed:
+        if self._closed.is_set():
             raise RenderError("the render pool is closed")
         inst = self._free.get()
-        if self._closed:
+        if self._closed.is_set():
             self._free.put(inst)
             raise RenderError("the render pool is closed")
         return inst
@@ -695,6 +731,8 @@ class RenderPool:
                 try:
                     reply = inst.request(request, limit)
                 except _WorkerGone:
+                    if self._closed.is_set():
+                        raise RenderError(f"{src}: the render pool was closed meanwhile") from None
                     note = self._restart(inst)
                     raise RenderError(
                         f"{src}: the LibreOffice worker died while rendering; restarted{note}"

@@ -51,6 +51,19 @@ def make_deck(
     return path
 
 
+def make_heavy_deck(path: Path) -> Path:
+    """A deck of HEAVY_SHAPES small labelled boxes: LibreOffice needs ~1.5 s for it."""
+    prs = Presentation()
+    slide = prs.slides.add_slide(prs.slide_layouts[6])
+    for i in range(HEAVY_SHAPES):
+        box = slide.shapes.add_shape(
+            1, Inches(0.16 * (i % 60)), Inches(0.13 * (i // 60)), Inches(0.13), Inches(0.1)
+        )
+        box.text_frame.text = f"n{i}"
+    prs.save(str(path))
+    return path
+
+
 def ink_fraction(png: Path) -> float:
     grey = np.asarray(Image.open(png).convert("L"))
     return float((grey < DARK).mean())
@@ -184,15 +197,7 @@ def test_soffice_killed_from_outside_is_detected_and_recovered(
 def test_soffice_crash_during_render_is_render_error_and_instance_restarts(
     render_pool: RenderPool, tmp_path: Path
 ) -> None:
-    prs = Presentation()
-    slide = prs.slides.add_slide(prs.slide_layouts[6])
-    for i in range(HEAVY_SHAPES):
-        box = slide.shapes.add_shape(
-            1, Inches(0.16 * (i % 60)), Inches(0.13 * (i // 60)), Inches(0.13), Inches(0.1)
-        )
-        box.text_frame.text = f"n{i}"
-    heavy = tmp_path / "heavy.pptx"
-    prs.save(str(heavy))
+    heavy = make_heavy_deck(tmp_path / "heavy.pptx")
     outcome: list[BaseException | None] = []
 
     def go() -> None:
@@ -283,6 +288,31 @@ def test_close_leaves_no_soffice_process(tmp_path: Path) -> None:
     assert not root.exists()
     with pytest.raises(RenderError, match="closed"):
         pool.render(tmp_path / "d.pptx", tmp_path / "e.png")
+
+
+@pytest.mark.slow
+def test_close_during_render_fails_that_render_and_leaves_no_process(tmp_path: Path) -> None:
+    heavy = make_heavy_deck(tmp_path / "heavy.pptx")
+    pool = RenderPool(workers=1)
+    groups = pool.process_groups()
+    outcome: list[BaseException | None] = []
+
+    def go() -> None:
+        try:
+            pool.render(heavy, tmp_path / "heavy.png", dpi=50)
+            outcome.append(None)
+        except RenderError as exc:
+            outcome.append(exc)
+
+    thread = threading.Thread(target=go)
+    thread.start()
+    time.sleep(0.3)
+    pool.close()
+    thread.join(30)
+    assert len(outcome) == 1 and isinstance(outcome[0], RenderError), outcome
+    assert "closed" in str(outcome[0])
+    assert all(group_members(g) == [] for g in groups)
+    assert pool.process_groups() == []  # nothing was restarted after close
 
 
 @pytest.mark.slow
