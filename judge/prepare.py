@@ -100,6 +100,10 @@ def load_rgb(path: Path) -> Image.Image:
 
 
 def _to_rgb_on_white(im: Image.Image) -> Image.Image:
+    if im.mode.startswith("I"):  # 16/32-bit greyscale: Pillow's convert() would clip at 255
+        arr = np.asarray(im).astype(np.float64)
+        top = 65535.0 if im.mode.startswith("I;16") or arr.max() > 255 else 255.0
+        im = Image.fromarray(np.clip(arr * (255.0 / top) + 0.5, 0, 255).astype(np.uint8), "L")
     has_alpha = im.mode in ("RGBA", "LA", "PA") or (
         im.mode in ("P", "L", "RGB") and "transparency" in im.info
     )
@@ -140,6 +144,16 @@ def crop_box_for(content: Box, width: int, height: int) -> Box:
     x1 = min(width, int(content.x2) + mx)
     y1 = min(height, int(content.y2) + my)
     return Box(x=x0, y=y0, w=x1 - x0, h=y1 - y0)
+
+
+def locate(geometry: PairGeometry, x: float, y: float) -> tuple[str, float, float] | None:
+    """Which image a pixel of the pair image shows: ``("reference" | "candidate", x, y)`` in
+    that image's frame (pixels of the full-resolution image), or None in the gap."""
+    for name, m in (("reference", geometry.reference), ("candidate", geometry.candidate)):
+        if m.panel_left <= x < m.panel_left + geometry.panel_width:
+            ix, iy = m.panel_to_image(x - m.panel_left, y)
+            return name, ix, iy
+    return None
 
 
 def normalise(img: Image.Image, panel_left: int = 0) -> tuple[Image.Image, PanelMapping]:

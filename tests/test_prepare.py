@@ -21,6 +21,7 @@ from judge.prepare import (
     PANEL_GAP,
     PANEL_WIDTH,
     load_rgb,
+    locate,
     normalise,
     prepare_pair,
 )
@@ -234,3 +235,27 @@ def test_pair_command_reports_a_missing_file_in_one_line(tmp_path: Path):
     )
     assert result.exit_code == 2
     assert "nope.png" in result.output and "Traceback" not in result.output
+
+
+def test_sixteen_bit_greyscale_keeps_its_tones(tmp_path: Path):
+    arr = np.full((100, 200), 65535, dtype=np.uint16)
+    arr[40:60, 50:150] = 32768  # mid grey, not clipped to white
+    path = tmp_path / "grey16.png"
+    Image.fromarray(arr).save(path)
+    rgb = load_rgb(path)
+    assert rgb.getpixel((100, 50)) == (128, 128, 128)
+    _, m = normalise(rgb)
+    assert (m.crop_box.x, m.crop_box.w) == (46, 108)
+
+
+def test_locate_maps_pair_pixels_back_to_each_image(tmp_path: Path):
+    ref = tmp_path / "ref.png"
+    ren = tmp_path / "render.png"
+    _drawing(1.0, (1600, 900), (100, 100)).save(ref)
+    _drawing(0.5, (800, 450), (40, 30)).save(ren)
+    geo = prepare_pair(ref, ren, tmp_path / "pair.png")
+    px, py = geo.candidate.image_to_panel(140.0, 52.5)
+    which, x, y = locate(geo, px + geo.candidate.panel_left, py)
+    assert which == "candidate" and x == pytest.approx(140.0) and y == pytest.approx(52.5)
+    assert locate(geo, PANEL_WIDTH + 1, 10) is None
+    assert locate(geo, 5, 5)[0] == "reference"
