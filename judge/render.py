@@ -80,6 +80,9 @@ CLOSED_PROXY = "http://127.0.0.1:9"
 """Proxy for every URL scheme of the instance: the discard port, so linked content in a deck can
 never be fetched from the network."""
 
+MAX_REPLY_BYTES = 1024 * 1024
+"""Longest reply line accepted from a worker (they are ~100 bytes); more means it is broken."""
+
 _INPUT_NAME = "input.pptx"
 _PDFIUM_LOCK = threading.Lock()
 """pdfium is not thread-safe: one rasterisation at a time in this process."""
@@ -268,34 +271,42 @@ class _Instance:
             env[var] = env[var.upper()] = CLOSED_PROXY
         env["no_proxy"] = env["NO_PROXY"] = ""
         self._buf = b""
-        with (self.root / "soffice.log").open("ab") as log:
-            soffice_proc = self.soffice = subprocess.Popen(
-                cmd,
-                stdin=subprocess.DEVNULL,
-                stdout=log,
-                stderr=log,
-                cwd=self.work,
-                env=env,
-                start_new_session=True,
-            )
-        with (self.root / "worker.log").open("ab") as log:
-            worker = self.worker = subprocess.Popen(
-                [
-                    UNO_PYTHON,
-                    str(WORKER_SCRIPT),
-                    "--pipe",
-                    pipe,
-                    "--connect-timeout",
-                    str(self.startup_timeout),
-                    "--soffice-pgid",
-                    str(soffice_proc.pid),
-                ],
-                stdin=subprocess.PIPE,
-                stdout=subprocess.PIPE,
-                stderr=log,
-                cwd=self.work,
-                start_new_session=True,
-            )
+        try:
+            with (self.root / "soffice.log").open("ab") as log:
+                soffice_proc = self.soffice = subprocess.Popen(
+                    cmd,
+                    stdin=subprocess.DEVNULL,
+                    stdout=log,
+                    stderr=log,
+                    cwd=self.work,
+                    env=env,
+                    start_new_session=True,
+                )
+        except OSError as exc:
+            raise RenderError(f"cannot start LibreOffice ({soffice}): {exc}") from exc
+        try:
+            with (self.root / "worker.log").open("ab") as log:
+                worker = self.worker = subprocess.Popen(
+                    [
+                        UNO_PYTHON,
+                        str(WORKER_SCRIPT),
+                        "--pipe",
+                        pipe,
+                        "--connect-timeout",
+                        str(self.startup_timeout),
+                        "--soffice-pgid",
+                        str(soffice_proc.pid),
+                    ],
+                    stdin=subprocess.PIPE,
+                    stdout=subprocess.PIPE,
+                    stderr=log,
+                    cwd=self.work,
+                    start_new_session=True,
+                )
+        except OSError as exc:
+            _kill_group(soffice_proc)
+            self.soffice = None
+            raise RenderError(f"cannot start the render worker ({UNO_PYTHON}): {exc}") from exc
         return worker, soffice_proc
 
     def stop(self) -> None:
@@ -358,7 +369,7 @@ class _Instance:
                 chunk = os.read(fd, 65536)
             except OSError:
                 raise _WorkerGone() from None
-            if not chunk:
+            if not chunk or len(self._buf) > MAX_REPLY_BYTES:
                 raise _WorkerGone()
             self._buf += chunk
         line, _, self._buf = self._buf.partition(b"\n")
@@ -382,9 +393,11 @@ class _Instance:
             if line is None:
                 return None
             try:
-                reply: dict[str, object] = json.loads(line)
+                reply = json.loads(line)
             except ValueError:
                 raise _WorkerGone() from None  # a garbled channel: treat the worker as dead
+            if not isinstance(reply, dict):
+                raise _WorkerGone()
             if reply.get("id") == rid:
                 return reply
 
