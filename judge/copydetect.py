@@ -6,7 +6,9 @@ it) as a raster is a copy. Each image the slide draws is compared with the refer
 * **exact** -- the same bytes;
 * **whole** -- the whole reference, resized (also stretched a little) and/or recompressed;
 * **crop** -- a region of the reference (then possibly resized/recompressed), found by
-  multi-scale normalised cross-correlation (OpenCV ``TM_CCOEFF_NORMED``) of blurred grey images;
+  multi-scale normalised cross-correlation (OpenCV ``TM_CCOEFF_NORMED``) of blurred grey images
+  and re-checked at a higher resolution;
+* **contains** -- the whole reference pasted inside a larger picture (margins, a frame);
 * **tiles** -- the reference cut into tiles placed side by side: all pictures are pasted onto a
   slide-sized canvas at their positions, and the covered region is screened like a crop.
 
@@ -86,10 +88,14 @@ VERIFY_PAD = 0.04
 """Slack (fraction of the matched region) searched around a match when verifying."""
 VERIFY_NCC = 0.80
 """Correlation a match must keep at verify resolution."""
+CONTAIN_SIDE_PX = 480
+"""Longer side (pixels) of a picture searched for the whole reference inside it."""
+MIN_CONTAIN_FRACTION = 0.25
+"""Smallest width of the reference inside a picture, as a fraction of the picture's width."""
 CANVAS_SIDE_PX = 640
 """Longer side of the slide canvas on which all pictures are pasted for the tile screen."""
 
-CopyKind = Literal["exact", "whole", "crop", "tiles"]
+CopyKind = Literal["exact", "whole", "crop", "contains", "tiles"]
 
 
 @dataclass(frozen=True)
@@ -113,6 +119,7 @@ class CopyFinding:
             "exact": "is a byte-identical copy of the reference",
             "whole": "is the reference, resized or recompressed",
             "crop": "is a crop",
+            "contains": "contains the whole reference (pasted inside a larger image)",
             "tiles": "reassemble a crop",
         }[self.kind]
         return f"{self.owner} {what}{where} (correlation {self.score:.2f})"
@@ -187,6 +194,96 @@ def _pixels_equal(a: np.ndarray, b: np.ndarray) -> bool:
 
 
 # --------------------------------------------------------------------------------------------
+# Correlation
+
+
+def _match_at(
+    hay: np.ndarray, needle: np.ndarray, tw_f: float, aspect: float
+) -> tuple[float, Box | None, bool]:
+    """(correlation, region as fractions of ``hay``, needle is flat) for ``needle`` resized to
+    ``tw_f`` pixels wide and correlated over the prepared image ``hay``."""
+    H, W = hay.shape
+    tw = max(int(round(tw_f)), 2)
+    th = max(int(round(tw_f / aspect)), 2)
+    if tw > W or th > H:
+        return 0.0, None, False
+    tpl = _prep(needle, (tw, th))
+    if float(tpl.std()) < MIN_TEXTURE_STD:
+        return 0.0, None, True
+    res = cv2.matchTemplate(hay, tpl, cv2.TM_CCOEFF_NORMED)
+    _, max_val, _, loc = cv2.minMaxLoc(res)
+    if not math.isfinite(max_val):
+        return 0.0, None, False
+    return float(max_val), Box(x=loc[0] / W, y=loc[1] / H, w=tw / W, h=th / H), False
+
+
+def _search(
+    hay: np.ndarray, needle: np.ndarray, w_min: float, w_max: float
+) -> tuple[float, Box | None]:
+    """Best correlation of ``needle`` (raw grey) at widths ``w_min``..``w_max`` (pixels of the
+    prepared ``hay``): a coarse geometric sweep, then a refinement around the best width."""
+    nh, nw = needle.shape
+    if nh < 2 or nw < 2 or w_min > w_max:
+        return 0.0, None
+    aspect = nw / nh
+    limit = max(hay.shape)
+    if max(nw, nh) > 2 * limit:
+        # Shrink a large needle once (area averaging), not at every scale.
+        k = limit / max(nw, nh)
+        size = (max(int(round(nw * k)), 2), max(int(round(nh * k)), 2))
+        needle = cv2.resize(needle, size, interpolation=cv2.INTER_AREA)
+    widths = []
+    w = w_max
+    while w >= w_min:
+        widths.append(w)
+        w /= SCALE_STEP
+    best, best_box, best_w = 0.0, None, 0.0
+    for tw_f in widths:
+        score, box, flat = _match_at(hay, needle, tw_f, aspect)
+        if flat:
+            return 0.0, None  # flat at every scale
+        if score > best:
+            best, best_box, best_w = score, box, tw_f
+            if best >= 0.99:
+                return best, best_box
+    if best_box is not None and best >= REFINE_MIN_NCC:
+        for factor in REFINE_STEPS:
+            score, box, _ = _match_at(hay, needle, best_w * factor, aspect)
+            if score > best:
+                best, best_box = score, box
+    return best, best_box
+
+
+def _verify_region(big: np.ndarray, box: Box, small: np.ndarray) -> float:
+    """Correlation of ``small`` with the region ``box`` (fractions) of ``big``, both raw grey,
+    at up to :data:`VERIFY_SIDE_PX`, unblurred, searching a small slack around the box."""
+    bh_px, bw_px = big.shape
+    x0, y0 = box.x * bw_px, box.y * bh_px
+    bw, bh = box.w * bw_px, box.h * bh_px
+    if bw < 1 or bh < 1:
+        return 0.0
+    k = min(VERIFY_SIDE_PX / max(bw, bh), 1.0 if max(bw, bh) >= VERIFY_SIDE_PX else 4.0)
+    tw, th = max(int(round(bw * k)), 2), max(int(round(bh * k)), 2)
+    pad_x, pad_y = bw * VERIFY_PAD, bh * VERIFY_PAD
+    rx0, ry0 = max(int(x0 - pad_x), 0), max(int(y0 - pad_y), 0)
+    rx1 = min(int(math.ceil(x0 + bw + pad_x)), bw_px)
+    ry1 = min(int(math.ceil(y0 + bh + pad_y)), bh_px)
+    region = big[ry0:ry1, rx0:rx1]
+    if region.size == 0:
+        return 0.0
+    rsz = (max(int(round((rx1 - rx0) * k)), tw), max(int(round((ry1 - ry0) * k)), th))
+    interp_r = cv2.INTER_AREA if k < 1 else cv2.INTER_LINEAR
+    reg = cv2.resize(region, rsz, interpolation=interp_r).astype(np.float32)
+    interp_t = cv2.INTER_AREA if tw < small.shape[1] else cv2.INTER_LINEAR
+    tpl = cv2.resize(small, (tw, th), interpolation=interp_t).astype(np.float32)
+    if float(tpl.std()) < MIN_TEXTURE_STD:
+        return 0.0
+    res = cv2.matchTemplate(reg, tpl, cv2.TM_CCOEFF_NORMED)
+    value = float(res.max())
+    return value if math.isfinite(value) else 0.0
+
+
+# --------------------------------------------------------------------------------------------
 # The screen
 
 
@@ -233,7 +330,8 @@ class ReferenceScreen:
     # ---- correlation
 
     def _best_match(self, grey: np.ndarray, *, min_area: float) -> tuple[float, Box | None]:
-        """Best correlation of ``grey`` against any region of the reference, over scales."""
+        """Best correlation of ``grey`` with any region of the reference, over scales; the
+        region is in fractions of the reference."""
         ph, pw = grey.shape
         if ph < 2 or pw < 2:
             return 0.0, None
@@ -245,74 +343,23 @@ class ReferenceScreen:
             MIN_TEMPLATE_SIDE_PX * aspect,
             math.sqrt(min_area * W * H * aspect),
         )
-        if w_min > w_max:
-            return 0.0, None
-        widths = []
-        w = w_max
-        while w >= w_min:
-            widths.append(w)
-            w /= SCALE_STEP
-        best, best_box, best_w = 0.0, None, 0.0
-        for tw_f in widths:
-            score, box, flat = self._match_at(grey, tw_f, aspect)
-            if flat:
-                return 0.0, None  # flat at every scale
-            if score > best:
-                best, best_box, best_w = score, box, tw_f
-                if best >= 0.99:
-                    return best, best_box
-        if best_box is not None and best >= REFINE_MIN_NCC:
-            for factor in REFINE_STEPS:
-                score, box, _ = self._match_at(grey, best_w * factor, aspect)
-                if score > best:
-                    best, best_box = score, box
-        return best, best_box
+        return _search(self._work, grey, w_min, w_max)
 
-    def _match_at(
-        self, grey: np.ndarray, tw_f: float, aspect: float
-    ) -> tuple[float, Box | None, bool]:
-        """(correlation, region, template is flat) with the template ``tw_f`` work pixels wide."""
-        W, H = self.work_w, self.work_h
-        tw = max(int(round(tw_f)), 2)
-        th = max(int(round(tw_f / aspect)), 2)
-        if tw > W or th > H:
-            return 0.0, None, False
-        tpl = _prep(grey, (tw, th))
-        if float(tpl.std()) < MIN_TEXTURE_STD:
-            return 0.0, None, True
-        res = cv2.matchTemplate(self._work, tpl, cv2.TM_CCOEFF_NORMED)
-        _, max_val, _, loc = cv2.minMaxLoc(res)
-        if not math.isfinite(max_val):
-            return 0.0, None, False
-        return float(max_val), Box(x=loc[0] / W, y=loc[1] / H, w=tw / W, h=th / H), False
+    def _contains_match(self, grey: np.ndarray) -> tuple[float, Box | None]:
+        """Best correlation of the whole reference with a region of the picture ``grey`` (the
+        reference pasted inside a larger image); the region is in fractions of the picture."""
+        ph, pw = grey.shape
+        k = min(CONTAIN_SIDE_PX / max(pw, ph), 1.0)
+        hw, hh = max(int(round(pw * k)), 2), max(int(round(ph * k)), 2)
+        hay = _prep(grey, (hw, hh))
+        ref_aspect = self.work_w / self.work_h
+        w_max = min(float(hw), hh * ref_aspect)
+        w_min = max(MIN_TEMPLATE_SIDE_PX * max(ref_aspect, 1.0), MIN_CONTAIN_FRACTION * hw)
+        return _search(hay, self._ref_grey, w_min, w_max)
 
     def _verify(self, grey: np.ndarray, box: Box) -> float:
-        """Correlation of ``grey`` with the reference region ``box`` (work-frame fractions) at
-        up to :data:`VERIFY_SIDE_PX`, unblurred, searching a small slack around the box."""
-        rh, rw = self._ref_grey.shape
-        x0, y0 = box.x * rw, box.y * rh
-        bw, bh = box.w * rw, box.h * rh
-        k = min(VERIFY_SIDE_PX / max(bw, bh), 1.0 if max(bw, bh) >= VERIFY_SIDE_PX else 4.0)
-        tw, th = max(int(round(bw * k)), 2), max(int(round(bh * k)), 2)
-        pad_x, pad_y = bw * VERIFY_PAD, bh * VERIFY_PAD
-        rx0, ry0 = max(int(x0 - pad_x), 0), max(int(y0 - pad_y), 0)
-        rx1, ry1 = (
-            min(int(math.ceil(x0 + bw + pad_x)), rw),
-            min(int(math.ceil(y0 + bh + pad_y)), rh),
-        )
-        region = self._ref_grey[ry0:ry1, rx0:rx1]
-        if region.size == 0:
-            return 0.0
-        rsz = (max(int(round((rx1 - rx0) * k)), tw), max(int(round((ry1 - ry0) * k)), th))
-        interp_r = cv2.INTER_AREA if k < 1 else cv2.INTER_LINEAR
-        reg = cv2.resize(region, rsz, interpolation=interp_r).astype(np.float32)
-        interp_t = cv2.INTER_AREA if tw < grey.shape[1] else cv2.INTER_LINEAR
-        tpl = cv2.resize(grey, (tw, th), interpolation=interp_t).astype(np.float32)
-        if float(tpl.std()) < MIN_TEXTURE_STD:
-            return 0.0
-        res = cv2.matchTemplate(reg, tpl, cv2.TM_CCOEFF_NORMED)
-        value = float(res.max())
-        return value if math.isfinite(value) else 0.0
+        """The crop ``grey`` against the reference region ``box``, at verify resolution."""
+        return _verify_region(self._ref_grey, box, grey)
 
     def _whole_match(self, grey: np.ndarray) -> float:
         ph, pw = grey.shape
@@ -362,13 +409,20 @@ class ReferenceScreen:
             if whole >= MATCH_NCC:
                 result.findings.append(CopyFinding(pic.owner, "whole", whole))
                 continue
-            if _ink_fraction(grey) < MIN_INK_FRACTION:
-                continue
-            score, box = self._best_match(grey, min_area=MIN_CROP_AREA_FRACTION)
+            if _ink_fraction(grey) >= MIN_INK_FRACTION:
+                score, box = self._best_match(grey, min_area=MIN_CROP_AREA_FRACTION)
+                if score >= MATCH_NCC and box is not None:
+                    checked = self._verify(grey, box)
+                    if checked >= VERIFY_NCC:
+                        finding = CopyFinding(pic.owner, "crop", min(score, checked), box)
+                        result.findings.append(finding)
+                        continue
+            score, box = self._contains_match(grey)
             if score >= MATCH_NCC and box is not None:
-                checked = self._verify(grey, box)
+                checked = _verify_region(grey, box, self._ref_grey)
                 if checked >= VERIFY_NCC:
-                    result.findings.append(CopyFinding(pic.owner, "crop", min(score, checked), box))
+                    finding = CopyFinding(pic.owner, "contains", min(score, checked), None)
+                    result.findings.append(finding)
         flagged = {f.owner for f in result.findings}
         rest = [(p, g) for p, g in canvas_items if p.owner not in flagged]
         if len(rest) >= 2:

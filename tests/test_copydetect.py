@@ -108,6 +108,19 @@ def test_cropped_and_recompressed_region_is_caught(
     assert _kinds(screen.screen([_pic(data)], SLIDE_ASPECT)) == ["crop"]
 
 
+@pytest.mark.parametrize(("pad", "centred"), [(0.1, True), (0.5, False)])
+def test_reference_pasted_inside_a_larger_picture_is_caught(
+    screen: ReferenceScreen, reference_png: bytes, pad: float, centred: bool
+) -> None:
+    rgb = decode(reference_png)
+    h, w = rgb.shape[:2]
+    big = np.full((int(h * (1 + 2 * pad)), int(w * (1 + 2 * pad)), 3), 255, np.uint8)
+    y0, x0 = ((big.shape[0] - h) // 2, (big.shape[1] - w) // 2) if centred else (0, 0)
+    big[y0 : y0 + h, x0 : x0 + w] = rgb
+    data = cv2.imencode(".png", big)[1].tobytes()
+    assert _kinds(screen.screen([_pic(data)], SLIDE_ASPECT)) == ["contains"]
+
+
 def test_reference_cut_in_large_tiles_is_caught(
     screen: ReferenceScreen, reference_png: bytes
 ) -> None:
