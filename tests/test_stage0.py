@@ -525,3 +525,12 @@ def test_mutated_decks_give_reports_or_package_errors(good: Path, tmp_path: Path
         except PackageError:
             continue
         assert [c.name for c in report.checks] == list(CHECK_NAMES), what
+
+
+def test_cli_unreadable_reference_could_not_check(tmp_path: Path) -> None:
+    deck = make_deck(tmp_path / "pic.pptx", pictures=[Pic(icon_image(1), (0.8, 0.8, 0.1, 0.1))])
+    bad = tmp_path / "reference.png"
+    bad.write_bytes(b"not a png")
+    result = runner.invoke(app, ["validate", str(deck), "--reference", str(bad), "--no-render"])
+    assert result.exit_code == 2
+    assert "reference.png" in result.output and "Traceback" not in result.output
