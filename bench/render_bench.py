@@ -17,6 +17,7 @@ Example: .venv/bin/python bench/render_bench.py --decks 20 --workers 2
 from __future__ import annotations
 
 import argparse
+import os
 import random
 import shutil
 import statistics
@@ -104,6 +105,7 @@ def main() -> None:
     ap.add_argument("--dpi", type=int, default=150)
     ap.add_argument("--seed", type=int, default=7)
     args = ap.parse_args()
+    load_before = os.getloadavg()[0]
 
     with tempfile.TemporaryDirectory(prefix="render-bench-") as tmp:
         work = Path(tmp)
@@ -150,6 +152,10 @@ def main() -> None:
     png_rate = n / warm_png
     ratio = pdf_rate / cold_rate
     print(f"decks: {n} (seed {args.seed}), workers: {args.workers}, dpi: {args.dpi}")
+    print(
+        f"machine: {os.cpu_count()} CPUs, 1-min load average {load_before:.1f} before, "
+        f"{os.getloadavg()[0]:.1f} after (other work on the machine slows every figure)"
+    )
     print(f"pool start-up ({args.workers} instances, in parallel): {startup:.2f} s")
     print(f"cold soffice --convert-to pdf (fresh profile each): {cold_s:.2f} s = "
           f"{cold_rate:.2f} files/s ({cold_s / n:.3f} s/file)")  # fmt: skip
