@@ -426,9 +426,9 @@ class ReferenceScreen:
         flagged = {f.owner for f in result.findings}
         rest = [(p, g) for p, g in canvas_items if p.owner not in flagged]
         if len(rest) >= 2:
-            finding = self._screen_tiles(rest, slide_aspect)
-            if finding is not None:
-                result.findings.append(finding)
+            tiled = self._screen_tiles(rest, slide_aspect)
+            if tiled is not None:
+                result.findings.append(tiled)
         return result
 
     def _screen_tiles(

@@ -104,6 +104,7 @@ def _png(rgb: np.ndarray) -> bytes:
 def decode(png: bytes) -> np.ndarray:
     """RGB array of encoded image bytes."""
     arr = cv2.imdecode(np.frombuffer(png, np.uint8), cv2.IMREAD_COLOR)
+    assert arr is not None, "undecodable test image"
     return cv2.cvtColor(arr, cv2.COLOR_BGR2RGB)
 
 
@@ -230,7 +231,7 @@ def make_deck(
         if extra is not None:
             extra(slide)
     path.parent.mkdir(parents=True, exist_ok=True)
-    prs.save(path)
+    prs.save(str(path))
     return path
 
 
