@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import sys
 from pathlib import Path
 from typing import Annotated
@@ -12,6 +13,8 @@ import typer
 from cli.base import EXIT_FAIL, app, fail, guarded
 from scoring.policy import PRESETS
 
+EXIT_INTERRUPTED = 130
+"""Exit status after Ctrl-C (128 + SIGINT), as shells report it."""
 MAX_DIFFS_SHOWN = 20
 """Differing tool results printed by ``judge replay`` before the rest are counted."""
 
@@ -107,7 +110,7 @@ def run_cmd(
     """
     from judge.agent import Budgets
     from judge.backends import BackendSettings, Prices, default_backend_name, load_prices
-    from judge.runner import Progress, RunSettings, run_bench
+    from judge.runner import Progress, RunSettings, RunSummary, run_bench
     from scoring.policy import resolve_policy
 
     def build() -> RunSettings:
@@ -169,10 +172,20 @@ def run_cmd(
         bar.set_postfix(counts, refresh=False)
         bar.update(1)
 
+    def run() -> RunSummary:
+        try:
+            return run_bench(bench, out, settings, Progress(on_start=on_start, on_case=on_case))
+        except KeyboardInterrupt:
+            # Every file is written atomically: stop now instead of waiting for rounds in flight.
+            if bar is not None:
+                bar.close()
+            typer.echo(f"interrupted: rerun the same command to resume {out}", err=True)
+            sys.stderr.flush()
+            sys.stdout.flush()
+            os._exit(EXIT_INTERRUPTED)
+
     try:
-        summary = guarded(
-            lambda: run_bench(bench, out, settings, Progress(on_start=on_start, on_case=on_case))
-        )
+        summary = guarded(run)
     finally:
         if bar is not None:
             bar.close()

@@ -36,7 +36,7 @@ from langgraph.types import Send
 from judge.agent import Budgets, StageRuntime, bind, initial_messages, run_stage
 from judge.backends import Backend
 from judge.cache import ModelCache
-from judge.errors import PptJudgeError, RenderError
+from judge.errors import PptJudgeError, RenderError, ScoringError
 from judge.prompts import stage_prompt, system_prompt
 from judge.rundir import CaseDir, write_model
 from judge.schema import (
@@ -390,7 +390,10 @@ def settled(rounds: list[RoundResult], total: int, policy: Policy) -> bool:
 
     votes = count_votes(rounds)
     remaining = total - len(rounds)
-    threshold = vote_threshold(policy, total)
+    try:
+        threshold = vote_threshold(policy, total)
+    except ScoringError:
+        return False  # the policy cannot be met: judge every round, scoring reports it
     passes = votes.get("pass", 0)
     open_rounds = votes.get("errored", 0) + votes.get("skipped", 0) + remaining
     if passes + open_rounds >= threshold:

@@ -305,6 +305,11 @@ def run_bench(
     tax_hash = taxonomy_hash(tax)
     candidates = list(iter_candidates(bench))
     backend = make_backend(settings.judge, settings.backend, tax)
+    if settings.max_cost_usd is not None and backend.cost(Usage(input_tokens=1)) is None:
+        raise BenchmarkError(
+            "--max-cost needs prices to count the cost: give --price-input/--price-output "
+            "or --prices FILE"
+        )
     dpi = settings.dpi or DEFAULT_DPI
     manifest = manifest_for(bench, settings, backend, tax, tax_hash, dpi)
     out.mkdir(parents=True, exist_ok=True)
