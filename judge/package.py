@@ -37,10 +37,11 @@ MAX_PACKAGE_BYTES = 100 * 1024 * 1024
 """Largest candidate file read at all (bytes on disk). Decks of diagrams are a few MB at most."""
 MAX_MEMBERS = 2000
 """Most zip members. A PowerPoint deck has tens; thousands means a member-count bomb."""
-MAX_MEMBER_BYTES = 64 * 1024 * 1024
-"""Largest uncompressed member (bytes): room for a large photo, far below a bomb."""
-MAX_TOTAL_BYTES = 256 * 1024 * 1024
-"""Largest sum of uncompressed members (bytes): bounds the memory one package may take."""
+MAX_MEMBER_BYTES = 48 * 1024 * 1024
+"""Largest uncompressed member (bytes): room for a large photo or clip, far below a bomb."""
+MAX_TOTAL_BYTES = 128 * 1024 * 1024
+"""Largest sum of uncompressed members (bytes): bounds the memory one package may take (the
+members are held in memory, and python-pptx holds a second copy while the slide is read)."""
 MAX_COMPRESSION_RATIO = 200.0
 """Largest uncompressed/compressed ratio of one member. OOXML compresses ~5-30x; zeros ~1000x."""
 RATIO_MIN_BYTES = 1024 * 1024
