@@ -98,8 +98,12 @@ def run_cmd(
         bool, typer.Option("--no-cache", help="Do not read or write the model-call cache.")
     ] = False,
     retry_errors: Annotated[
-        bool, typer.Option("--retry-errors", help="Judge again cases recorded with an error.")
-    ] = False,
+        bool,
+        typer.Option(
+            "--retry-errors/--keep-errors",
+            help="On resume, judge again the cases recorded with an error (errored rounds).",
+        ),
+    ] = True,
 ) -> None:
     """Judge every candidate of a benchmark: Stage 0, render, R rounds, score.
 

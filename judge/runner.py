@@ -86,8 +86,9 @@ class RunSettings:
     budgets: Budgets = field(default_factory=Budgets)
     cache: bool = True
     cache_dir: Path | None = None
-    retry_errors: bool = False
-    """Judge again the cases whose ``case.json`` records an error (their errored rounds too)."""
+    retry_errors: bool = True
+    """On resume, judge again the cases whose ``case.json`` records an error, redoing their
+    errored rounds (answers already given come from the model-call cache, so this is cheap)."""
 
 
 @dataclass

@@ -250,3 +250,61 @@ def test_replay_reports_tool_results_that_changed(first_run, judge_bench, tmp_pa
     assert [(d.stage, d.tool_name) for d in report.tool_diffs] == [("semantic", "object_tree")]
     out = CliRunner().invoke(app, ["replay", str(case)])
     assert out.exit_code == 1 and "DIFF round 0 semantic object_tree" in out.output
+
+
+def tiny_bench(root: Path) -> Path:
+    """A benchmark layout with one (unrendered) case, for argument checks."""
+    from tests.judge_helpers import flow_deck, flow_image
+
+    (root / "tasks" / "t").mkdir(parents=True)
+    (root / "candidates" / "c").mkdir(parents=True)
+    flow_image(root / "tasks" / "t" / "reference.png")
+    flow_deck(root / "candidates" / "c" / "t.pptx")
+    return root
+
+
+def test_max_cost_without_prices_is_refused(tmp_path) -> None:
+    settings = RunSettings(
+        judge="openai",
+        backend=BackendSettings(model="m", base_url="http://127.0.0.1:9/v1"),
+        max_cost_usd=1.0,
+    )
+    with pytest.raises(BenchmarkError, match="--max-cost needs prices"):
+        run_bench(tiny_bench(tmp_path / "b"), tmp_path / "run", settings)
+
+
+def test_cli_openai_without_model_fails_with_one_line(tmp_path, monkeypatch) -> None:
+    monkeypatch.delenv("OPENAI_MODEL", raising=False)
+    bench = tiny_bench(tmp_path / "b")
+    out = CliRunner().invoke(
+        app, ["run", str(bench), "--out", str(tmp_path / "r"), "--judge", "openai"]
+    )
+    assert out.exit_code == 2 and "needs a model name: --model NAME" in out.output
+    assert "Traceback" not in out.output
+
+
+@pytest.mark.slow
+def test_rerun_redoes_errored_rounds_only(first_run, judge_bench, tmp_path) -> None:
+    run = seed(first_run[0], tmp_path / "run")
+    down = {"on": True}
+
+    def flaky(request: dict[str, Any]) -> Reply:
+        if down["on"] and stage_of(request) == "detail":
+            return Reply(status=503)
+        return happy(request)
+
+    with serve(flaky) as fake:
+        settings = openai_settings(fake.base_url)
+        settings.backend = BackendSettings(
+            model="fake", base_url=fake.base_url, api_key="k", retries=0, prices=Prices(1.0, 4.0)
+        )
+        first = run_bench(judge_bench, run, settings)
+        assert first.errors == 2  # both valid cases: every round errored at Stage 3
+        n_first = len(fake.requests)
+        down["on"] = False
+        second = run_bench(judge_bench, run, settings)
+    assert second.errors == 0 and second.gates == {"artifact": 1, "pass": 2}
+    # errored rounds redone: only the failed Stage 3 calls reach the server again, the calls
+    # answered before (semantic x2, render) come from the cache
+    assert len(fake.requests) - n_first == 2 * 3
+    assert second.usage.cached_calls == 2 * 3 * 3
