@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import io
+import json
 import re
 import shutil
 import subprocess
@@ -417,3 +418,87 @@ def test_cli_report_with_labels_adds_agreement_and_rejects_unknown_cases(runkit,
     labels.write_text("case_id,annotator,gate,subtypes\nA/t9,ann,pass,\n", "utf-8")
     res = runner.invoke(app, ["report", str(run), "--out", str(out), "--labels", str(labels)])
     assert res.exit_code == 2 and "labels.csv:2" in res.output
+
+
+FIXTURE_BENCH = Path(__file__).resolve().parent.parent / "fixtures" / "bench"
+REAL_TASK = "s7-flow00"
+REAL_CONFIGS = ("agent-sloppy", "agent-wrong", "agent-cheat")
+
+
+@pytest.mark.slow
+@needs_chromium
+@pytest.mark.skipif(not (FIXTURE_BENCH / "labels.jsonl").is_file(), reason="no fixtures/bench")
+def test_study_commands_on_a_real_builtin_run_of_fixtures_bench(render_pool, tmp_path):
+    """Judge one task of fixtures/bench for three configurations with the builtin judge (real
+    Stage 0, LibreOffice and tools), then run every study command on that run."""
+    from judge.rundir import read_results
+    from judge.runner import RunSettings, run_bench
+
+    bench = tmp_path / "bench"
+    shutil.copytree(FIXTURE_BENCH / "tasks" / REAL_TASK, bench / "tasks" / REAL_TASK)
+    for cfg in REAL_CONFIGS:
+        (bench / "candidates" / cfg).mkdir(parents=True)
+        shutil.copy(
+            FIXTURE_BENCH / "candidates" / cfg / f"{REAL_TASK}.pptx", bench / "candidates" / cfg
+        )
+    run = tmp_path / "run"
+    run_bench(bench, run, RunSettings(judge="builtin", early_stop=True), render_pool=render_pool)
+    results = {c.case_id: c for c in read_results(run)}
+    assert len(results) == 3
+
+    # Labels from the fixture's truth: two annotators follow it, a third flips every gate.
+    truth = {}
+    for line in (FIXTURE_BENCH / "labels.jsonl").read_text("utf-8").splitlines():
+        rec = json.loads(line)
+        if rec["case_id"] in results:
+            truth[rec["case_id"]] = rec
+    rows = ["case_id,annotator,gate,subtypes"]
+    for cid, rec in sorted(truth.items()):
+        gate = "pass" if rec["gate"] == "pass" else "fail"
+        flipped = "fail" if gate == "pass" else "pass"
+        subtypes = ";".join(rec["subtypes"])
+        rows += [
+            f"{cid},a1,{gate},{subtypes}",
+            f"{cid},a2,{gate},{subtypes}",
+            f"{cid},a3,{flipped},",
+        ]
+    labels = tmp_path / "labels.csv"
+    labels.write_text("\n".join(rows) + "\n", encoding="utf-8")
+
+    res = runner.invoke(app, ["leaderboard", str(run), "--format", "json", "--resamples", "500"])
+    assert res.exit_code == 0, res.output
+    board = json.loads(res.output)
+    by_cfg = {r["config_id"]: r for r in board["rows"]}
+    assert set(by_cfg) == set(REAL_CONFIGS)
+    assert by_cfg["agent-cheat"]["validity"] == 0.0
+    for case in results.values():
+        ok = case.gate == "pass"
+        assert by_cfg[case.config_id]["gate_pass"] == (1.0 if ok else 0.0)
+
+    res = runner.invoke(app, ["findings", str(run), "--format", "json"])
+    assert res.exit_code == 0, res.output
+    stages = json.loads(res.output)["stages"]
+    assert stages["artifact_cases"] == sum(1 for c in results.values() if c.gate == "artifact")
+
+    res = runner.invoke(app, ["agree", str(run), "--labels", str(labels), "--format", "json"])
+    assert res.exit_code == 0, res.output
+    rep = json.loads(res.output)
+    expected_agree = sum(
+        1 for cid, c in results.items() if (c.gate == "pass") == (truth[cid]["gate"] == "pass")
+    )
+    assert rep["judge_vs_humans"]["cases"] == 3
+    assert rep["judge_vs_humans"]["agree"] == expected_agree
+    assert rep["annotator_unanimity"] == 0.0
+
+    out = tmp_path / "report"
+    res = runner.invoke(
+        app, ["report", str(run), "--out", str(out), "--resamples", "500", "--labels", str(labels)]
+    )
+    assert res.exit_code == 0, res.output
+    _assert_renders_cleanly(out / "index.html", tmp_path)
+    sloppy = out / "cases" / case_slug(f"agent-sloppy/{REAL_TASK}") / "index.html"
+    _assert_renders_cleanly(sloppy, tmp_path)
+    page = sloppy.read_text("utf-8")
+    assert 'src="pair.png"' in page or 'href="pair.png"' in page
+    for finding in results[f"agent-sloppy/{REAL_TASK}"].findings:
+        assert finding.subtype in page
