@@ -49,6 +49,9 @@ CSS_NAME = "report.css"
 MAX_TEXT_CHARS = 4000
 """Longest message/JSON text shown in full on a case page; longer text is cut with a note
 (trajectories can hold whole prompts; the files on disk keep everything)."""
+OBSERVATIONS_SHOWN = 4
+"""Round sightings listed per merged finding before the rest fold away (a finding can be seen on
+every edge in every round)."""
 MAX_SUBTYPE_BARS = 20
 """Subtypes shown in the penalty-by-subtype plot (largest first); the table lists all."""
 SCORE_BINS = 20
@@ -589,10 +592,18 @@ def _findings_table(case: CaseResult, round_ids: list[int]) -> str:
         fp = penalties.get((f.dimension, f.category, f.subtype))
         pen = "–" if fp is None else f"{fp.penalty:.2f}" + ("" if fp.counted else " (not counted)")
         support = "".join(f"<td>{'●' if k in f.support else '·'}</td>" for k in round_ids)
-        obs = "".join(
+        lines = [
             f"<div>r{o.round_index}: <b>{esc(o.location)}</b> — {esc(o.description)}</div>"
             for o in f.observations
-        )
+        ]
+        obs = "".join(lines)
+        if len(lines) > OBSERVATIONS_SHOWN:
+            obs = (
+                "".join(lines[:OBSERVATIONS_SHOWN])
+                + f"<details><summary>{len(lines) - OBSERVATIONS_SHOWN} more sightings</summary>"
+                + "".join(lines[OBSERVATIONS_SHOWN:])
+                + "</details>"
+            )
         colour = BOX_COLOURS[(i - 1) % len(BOX_COLOURS)]
         rows.append(
             f'<tr><td style="color:{colour}"><b>{i}</b></td><td class=l>{esc(f.dimension)}</td>'
@@ -658,7 +669,12 @@ def _event_html(ev: TrajectoryEvent, images: dict[str, str]) -> str:
     if ev.tool_name:
         head += f" · <b>{esc(ev.tool_name)}</b>"
     body = []
-    if ev.content:
+    if ev.content and ev.kind == "message" and ev.role in ("system", "user"):
+        body.append(
+            f"<details><summary>{esc(ev.role)} prompt ({len(ev.content)} characters)</summary>"
+            f"<pre>{esc(_truncate(ev.content))}</pre></details>"
+        )
+    elif ev.content:
         body.append(f"<pre>{esc(_truncate(ev.content))}</pre>")
     if ev.arguments is not None:
         body.append(f"<div class=muted>arguments</div><pre>{esc(_json_text(ev.arguments))}</pre>")
