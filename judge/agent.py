@@ -278,10 +278,16 @@ def tools_node(state: StageState, config: RunnableConfig) -> dict[str, Any]:
             images=hashes,
         )
         replies.append(ToolMessage(content=json.dumps(payload), tool_call_id=call_id, name=name))
+    deferred: list[AnyMessage] = []
     if image_msgs:
         text = {"type": "text", "text": "Images returned by the tool calls above, in order:"}
-        replies.append(HumanMessage(content=[text, *image_msgs]))
+        images_msg = HumanMessage(content=[text, *image_msgs])
+        if any(c["name"] == SUBMIT_TOOL for c in answer.tool_calls):
+            deferred.append(images_msg)  # after the submit's tool message (submit node)
+        else:
+            replies.append(images_msg)
     update: dict[str, Any] = {
+        "deferred": deferred,
         "messages": replies,
         "tool_calls": used + n_calls,
         "invalid_submits": invalid,
@@ -342,7 +348,8 @@ def submit_node(state: StageState, config: RunnableConfig) -> dict[str, Any]:
             replies.append(
                 ToolMessage(content=json.dumps(result), tool_call_id=call["id"], name=SUBMIT_TOOL)
             )
-    update: dict[str, Any] = {"messages": replies, "invalid_submits": invalid}
+    replies.extend(state.get("deferred") or [])
+    update: dict[str, Any] = {"messages": replies, "invalid_submits": invalid, "deferred": []}
     if verdict is not None:
         update["verdict"] = verdict.model_dump(mode="json")
     elif invalid > rt.budgets.max_invalid_submits:

@@ -83,6 +83,9 @@ class StageState(TypedDict, total=False):
     """Rejected ``submit_verdict`` calls so far (budgeted)."""
     idle_turns: int
     """Model answers that called no tool at all (budgeted)."""
+    deferred: list[AnyMessage]
+    """Messages held back until the submit node answered its calls: tool images go in a user
+    message, which must follow *every* tool message of the answer (Chat Completions rule)."""
     verdict: dict[str, Any] | None
     """The accepted ``submit_verdict`` arguments."""
     error: str | None

@@ -193,3 +193,17 @@ def test_submit_schema_is_the_verdict_model() -> None:
     schema = submit_tool_schema("detail")["function"]
     assert schema["name"] == SUBMIT_TOOL
     assert set(schema["parameters"]["properties"]) == {"findings", "fractions"}
+
+
+def test_tool_images_follow_every_tool_message_of_the_answer(ctx, tmp_path: Path) -> None:
+    crop = {"image": "candidate", "x": 0, "y": 300, "w": 600, "h": 300}
+    script = turns(
+        [call("crop", crop, 1), call(SUBMIT_TOOL, {"passed": False}, 2)],  # invalid submit
+        [call(SUBMIT_TOOL, {"passed": True}, 3)],
+    )
+    out, _, model = run(ctx, tmp_path, "semantic", script)
+    assert out.verdict is not None
+    second = model.seen[1]
+    answer_at = next(i for i, m in enumerate(second) if isinstance(m, AIMessage))
+    after = second[answer_at + 1 :]
+    assert [type(m).__name__ for m in after] == ["ToolMessage", "ToolMessage", "HumanMessage"]
