@@ -52,6 +52,8 @@ class GNode:
     """1.0 for object-tree text; the OCR score for raster labels (0 when unlabelled)."""
     box: tuple[float, float, float, float]
     fill: str | None = None
+    interior: str | None = None
+    """Colour seen inside the node (its fill, or the background through an unfilled box)."""
     stroke: str | None = None
     corner_radius_frac: float | None = None
     text_height_px: float | None = None
@@ -213,6 +215,7 @@ def read_raster_graph(
                 confidence=round(conf, 3),
                 box=box,  # type: ignore[arg-type]
                 fill=hex_of(b.fill_bgr),
+                interior=hex_of(b.interior_bgr),
                 stroke=hex_of(b.stroke_bgr),
                 corner_radius_frac=round(b.corner_radius_frac, 3),
                 text_height_px=round(texts[0].box[3], 1) if texts else None,

@@ -29,7 +29,13 @@ from judge.tools.base import Tool, ToolContext, ToolOutput
 from judge.tools.nodes import Blob, blobs_cached, border_bgr, erode, ink_mask
 from judge.tools.ocr import box_to_frame, memo, ocr_full
 
+MIN_WORD_CHARS = 2
+"""OCR lines with fewer letters/digits than this are arrowheads or line ends misread as text."""
+
 DASH_MIN_PIECES = 4
+DASH_JOIN_FACTOR = 3
+"""Dashed runs within this many closing widths of each other are one line (an elbow's corner
+can fall in a dash gap wider than the closing bridges)."""
 """A line made of at least this many separate ink pieces (joined only by the closing) is dashed."""
 
 
@@ -134,18 +140,47 @@ def detect_lines(
         ink[max(0, int(ty) - 1) : int(ty + th) + 2, max(0, int(tx) - 1) : int(tx + tw) + 2] = 0
     closed = cv2.morphologyEx(ink, cv2.MORPH_CLOSE, np.ones((dk, dk), np.uint8))
     n, labels, stats, _ = cv2.connectedComponentsWithStats(closed, connectivity=8)
+    # dashed runs whose corner gap the closing did not bridge are joined to each other
+    pieces_of = {}
+    for c in range(1, n):
+        x, y, w, h, _a = (int(v) for v in stats[c])
+        sub = (labels[y : y + h, x : x + w] == c) & (ink[y : y + h, x : x + w] > 0)
+        pieces_of[c] = cv2.connectedComponents(sub.astype(np.uint8), connectivity=8)[0] - 1
+    dashed_ids = [c for c in range(1, n) if pieces_of[c] >= DASH_MIN_PIECES]
+    if len(dashed_ids) >= 2:
+        dmask = np.isin(labels, dashed_ids).astype(np.uint8)
+        jk = DASH_JOIN_FACTOR * dk
+        _, groups = cv2.connectedComponents(
+            cv2.dilate(dmask, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (jk, jk))),
+            connectivity=8,
+        )
+        first: dict[int, int] = {}
+        for c in dashed_ids:
+            x, y, w, h, _a = (int(v) for v in stats[c])
+            sub = labels[y : y + h, x : x + w] == c
+            ys_, xs_ = np.nonzero(sub)
+            gid = int(groups[y + ys_[0], x + xs_[0]])
+            if gid in first:
+                f = first[gid]
+                labels[y : y + h, x : x + w][sub] = f
+                pieces_of[f] += pieces_of[c]
+                fx, fy, fw, fh, fa = (int(v) for v in stats[f])
+                nx, ny = min(fx, x), min(fy, y)
+                stats[f] = (nx, ny, max(fx + fw, x + w) - nx, max(fy + fh, y + h) - ny, fa + _a)
+                stats[c, 4] = 0
+            else:
+                first[gid] = c
     out: list[LineComp] = []
     ep_boxes = [(i, blobs[i].box) for i in endpoints]
     for c in range(1, n):
         x, y, w, h, area = (int(v) for v in stats[c])
-        if max(w, h) < min_len:
+        if area == 0 or max(w, h) < min_len:
             continue
         pad_ = reach + margin
         X0, Y0 = max(0, x - pad_), max(0, y - pad_)
         X1, Y1 = min(shape[1], x + w + pad_), min(shape[0], y + h + pad_)
         comp = (labels[Y0:Y1, X0:X1] == c).astype(np.uint8)
-        raw = comp & ink[Y0:Y1, X0:X1]
-        pieces = cv2.connectedComponents(raw, connectivity=8)[0] - 1
+        pieces = pieces_of[c]
         dt = cv2.distanceTransform(comp, cv2.DIST_L2, 3)
         ridge = (dt > 0) & (dt >= cv2.dilate(dt, np.ones((3, 3), np.uint8)))
         shaft = float(np.median(dt[ridge])) if ridge.any() else 1.0
@@ -159,6 +194,7 @@ def detect_lines(
         )
         ys, xs = np.nonzero(comp)
         xs_abs, ys_abs = xs + X0, ys + Y0
+        touches: list[tuple[int, float, float]] = []
         for node, (bx, by, bw, bh) in ep_boxes:
             if bx - margin > x + w or bx + bw + margin < x or by - margin > y + h:
                 continue
@@ -170,10 +206,15 @@ def detect_lines(
                 & (ys_abs >= by - margin)
                 & (ys_abs <= by + bh + margin)
             )
-            if not near.any():
-                continue
-            px, py = float(xs_abs[near].mean()), float(ys_abs[near].mean())
-            win = ((xs_abs - px) ** 2 + (ys_abs - py) ** 2) <= (reach + margin) ** 2
+            if near.any():
+                touches.append((node, float(xs_abs[near].mean()), float(ys_abs[near].mean())))
+        d2 = [(xs_abs - px) ** 2 + (ys_abs - py) ** 2 for _, px, py in touches]
+        for k, (node, px, py) in enumerate(touches):
+            # look for the head only on this end's side of the line (short lines: the nearer half)
+            win = d2[k] <= (reach + margin) ** 2
+            for j in range(len(touches)):
+                if j != k:
+                    win &= d2[k] <= d2[j]
             tmax = float(dt[ys[win], xs[win]].max()) if win.any() else shaft
             head = tmax >= HEAD_THICKNESS_RATIO * shaft and tmax >= shaft + HEAD_MIN_EXTRA_PX
             line.contacts.append(Contact(node, (round(px, 1), round(py, 1)), head, 2 * tmax))
@@ -192,10 +233,20 @@ def lines_cached(ctx: ToolContext, which: str) -> list[LineComp]:
     def compute() -> list[LineComp]:
         blobs = blobs_cached(ctx, which)
         eps = node_endpoints(blobs)
-        texts = [ln.box for ln in ocr_full(ctx, which) if not _inside_any(ln.box, blobs, eps)]
+        texts = [
+            ln.box
+            for ln in ocr_full(ctx, which)
+            if _wordy(ln.text) and not _inside_any(ln.box, blobs, eps)
+        ]
         return detect_lines(ctx.image(which), blobs, eps, texts)
 
     return memo(ctx, f"lines:{which}", compute)
+
+
+def _wordy(text: str) -> bool:
+    """OCR text worth erasing before line reading: arrowheads and line ends read as ``V``,
+    ``>``, ``|`` or ``-`` are not words."""
+    return sum(ch.isalnum() for ch in text) >= MIN_WORD_CHARS
 
 
 def _inside_any(box: tuple[float, float, float, float], blobs: list[Blob], idx: list[int]) -> bool:

@@ -241,8 +241,8 @@ def detail_measurements(ctx: ToolContext) -> dict[str, Any]:
             text_scale = None
         fill_bad, stroke_bad, radius_bad, font_bad = [], [], [], []
         for r, c in pairs:
-            if r.fill and c.fill:
-                de = ciede2000_bgr(rgb_hex_to_bgr(r.fill), rgb_hex_to_bgr(c.fill))
+            if r.interior and c.interior:
+                de = ciede2000_bgr(rgb_hex_to_bgr(r.interior), rgb_hex_to_bgr(c.interior))
                 if de > COLOUR_DE:
                     fill_bad.append((r, c, de))
             if r.stroke and c.stroke:
@@ -257,7 +257,11 @@ def detail_measurements(ctx: ToolContext) -> dict[str, Any]:
                 if ratio > FONT_SIZE_RATIO or ratio < 1 / FONT_SIZE_RATIO:
                     font_bad.append((r, ratio))
         for r, c, de in fill_bad:
-            add("node_fill", f'node "{r.label}"', f"fill {c.fill} vs {r.fill} (dE2000 {de:.1f})")
+            add(
+                "node_fill",
+                f'node "{r.label}"',
+                f"fill {c.interior} vs {r.interior} (dE2000 {de:.1f})",
+            )
         for r, c, de in stroke_bad:
             add(
                 "node_stroke",
