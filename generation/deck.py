@@ -235,6 +235,8 @@ def _node(shapes: Any, n: Node, family: str, grouped: bool) -> Any:
         label.name = f"Label {n.id}"
         frame = label.text_frame
     _text(frame, n.label, family, n.font_px, n.text_color, bold=n.bold, italic=n.italic)
+    if not n.wrap:
+        frame.word_wrap = False
     if n.text_side_inset_px is not None:
         frame.margin_left = frame.margin_right = emu(n.text_side_inset_px)
     return box

@@ -187,6 +187,8 @@ class Node:
     text_color: RGB
     bold: bool = False
     italic: bool = False
+    wrap: bool = True
+    """Candidate decks only: word wrap of the label's text frame."""
     text_side_inset_px: float | None = None
     """Candidate decks only: left/right text inset of the label, pixels (None = the default).
     The reference ignores it (it centres labels)."""

@@ -24,6 +24,7 @@ from generation.deck import TEXT_INSET_PX, DeckOptions, EdgeStyle
 from generation.diagram import (
     LABELS,
     PALETTE,
+    TEXT_DARK,
     TEXT_PAD_EM,
     Diagram,
     Edge,
@@ -60,12 +61,15 @@ class Variant:
     """Faithful variants fix the style; defect variants take the style they are given."""
 
 
-OVERFLOW_FONT_SCALE = 3.0
-"""Label font growth for the overflow variant: a one-line label then needs about three times its
-box width, so every enlarged label overflows (wraps past the box or runs out of it)."""
-OVERFLOW_MIN_EM = 1.15
-"""Smallest enlarged font, in box heights: one line (~1.17 em) is then taller than the box, so
-even a short label that still fits across overflows."""
+OVERFLOW_SPILL = 0.2
+"""Overflow variant: a chosen label, wrapping off, runs past each side of its box by this
+fraction of the gap to the nearest node in its row (so two neighbours' spills never meet) ..."""
+OVERFLOW_SPILL_EM = 0.6
+"""... but by at most this many ems of its original font: a clear overflow, still one readable
+line in its place (the process is unchanged)."""
+OVERFLOW_SCALE = (1.2, 1.6)
+"""Label font growth range of the overflow variant. A short label in a wide box would need a
+bigger font to spill: its box narrows instead (same centre), so the text stays moderate."""
 OVERFLOW_SHARE = 0.85
 """Share of nodes whose labels overflow: well over the 50% Stage 2 threshold."""
 SMALL_FONT_SCALE = 0.6
@@ -270,18 +274,44 @@ def _changed_label(d: Diagram, style: EdgeStyle, rng: Rng, _ref: bytes) -> Built
 # Render gate
 
 
+def _row_gap(d: Diagram, n: Node) -> float:
+    """Pixels between ``n`` and its nearest neighbour in the same row (or its cell's spare)."""
+    cell_w = d.grid[n.panel][2]
+    gaps = [cell_w - n.w]
+    for m in d.nodes:
+        if m.id != n.id and m.row == n.row and abs(m.cy - n.cy) < n.h:
+            gaps.append(abs(m.cx - n.cx) - (m.w + n.w) / 2)
+    return max(0.0, min(gaps))
+
+
 def _overflowing_text(d: Diagram, style: EdgeStyle, rng: Rng, _ref: bytes) -> Built:
     d = d.copy()
+    regular, _ = d.font_files()
+    # labels in dark text first (white ones turn dark, or what spills onto the page would vanish)
+    order = [int(i) for i in rng.permutation(len(d.nodes))]
+    order.sort(key=lambda i: d.nodes[i].text_color[0] >= 128)
     k = max(1, int(np.ceil(OVERFLOW_SHARE * len(d.nodes))))
-    chosen = sorted(int(i) for i in rng.permutation(len(d.nodes))[:k])
-    for i in chosen:
+    gaps = {n.id: _row_gap(d, n) for n in d.nodes}
+    lo, hi = OVERFLOW_SCALE
+    for i in sorted(order[:k]):
         n = d.nodes[i]
-        n.font_px = round(max(n.font_px * OVERFLOW_FONT_SCALE, OVERFLOW_MIN_EM * n.h), 1)
+        spill = min(OVERFLOW_SPILL * gaps[n.id], OVERFLOW_SPILL_EM * n.font_px)
+        width = text_width(n.label, regular, n.font_px)
+        scale = min(hi, max(lo, (n.w + 2 * spill) / width))
+        if scale * width < n.w + 2 * spill:  # narrow the box around the same centre
+            cx = n.cx
+            n.w = float(round(scale * width - 2 * spill))
+            n.x = float(round(cx - n.w / 2))
+            n.radius_px = min(n.radius_px, 0.3 * min(n.w, n.h))
+        n.font_px = round(n.font_px * scale, 1)
+        n.wrap = False
+        if n.text_color[0] >= 128:  # white text would vanish where it leaves its dark box
+            n.text_color = TEXT_DARK
     defect = InjectedDefect(
         kind="overflowing_text",
         subtype="overflow",
         target=f"{k} of {len(d.nodes)} node labels",
-        detail=f"font x{OVERFLOW_FONT_SCALE}",
+        detail="one-line labels run past both sides of their boxes",
     )
     return Built(d, DeckOptions(style=style), [defect])
 

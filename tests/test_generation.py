@@ -28,7 +28,14 @@ from generation.benchmark import (
     write_benchmark,
 )
 from generation.deck import EMU_PER_PX, build_deck
-from generation.diagram import CANVAS_H, CANVAS_W, SIDE_INDEX, Diagram, make_diagram
+from generation.diagram import (
+    CANVAS_H,
+    CANVAS_W,
+    SIDE_INDEX,
+    Diagram,
+    make_diagram,
+    text_width,
+)
 from generation.draw import reference_png_bytes
 from generation.variants import (
     ARTIFACT,
@@ -373,12 +380,18 @@ def test_changed_label_changes_exactly_one_label(diagram: Diagram, faithful_grap
     assert sum(before[k] != after[k] for k in before) == 1
 
 
-def test_overflow_variant_enlarges_most_labels(diagram: Diagram):
-    built, _ = _build("overflowing_text", diagram)
-    grown = sum(
-        a.font_px > 2.5 * b.font_px for a, b in zip(built.diagram.nodes, diagram.nodes, strict=True)
-    )
-    assert grown / len(diagram.nodes) > 0.5
+def test_overflow_variant_makes_most_labels_run_out_of_their_boxes(diagram: Diagram):
+    built, data = _build("overflowing_text", diagram)
+    regular, _ = diagram.font_files()
+    spilling = [
+        n
+        for n in built.diagram.nodes
+        if not n.wrap and text_width(n.label, regular, n.font_px) > n.w + 4
+    ]
+    assert len(spilling) / len(diagram.nodes) > 0.5
+    assert [n.label for n in built.diagram.nodes] == [n.label for n in diagram.nodes]
+    frames = [s.text_frame for s in _deck_graph(data)["nodes"].values()]
+    assert sum(f.word_wrap is False for f in frames) == len(spilling)
     assert VARIANTS["overflowing_text"].gate == "render"
 
 
