@@ -144,9 +144,14 @@ smaller one; kerning-level touching does not count."""
 # ------------------------------------------------------------------------------------------
 # Stage 3 (detail findings)
 
-DISPLACEMENT_FRAC = 0.05
-"""A matched node is displaced when its centre, after global alignment, is off by more than 5 %
-of the diagram's larger extent (about one node margin)."""
+DISPLACEMENT_FRAC = 0.02
+"""A matched node is displaced when its centre, after robust global alignment, is off by more
+than 2 % of the diagram's larger extent (faithful renders stay under 0.1 %; a node moved by a
+quarter cell is 3-4 %)."""
+
+INLIER_FRAC = 0.01
+"""Nodes within 1 % of the extent of the first global fit (or twice the median residual) take
+part in the refit."""
 
 SPACING_CHANGE_FRAC = 0.25
 """Gap between neighbouring nodes changed by more than 25 % (relative) is a spacing finding."""

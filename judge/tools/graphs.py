@@ -28,6 +28,7 @@ from judge.thresholds import (
     CORNER_RADIUS_FRAC,
     DISPLACEMENT_FRAC,
     FONT_SIZE_RATIO,
+    INLIER_FRAC,
     LINE_WIDTH_RATIO,
     MIN_ALIGN_NODES,
     PROPORTION_CHANGE_FRAC,
@@ -190,6 +191,12 @@ def detail_measurements(ctx: ToolContext) -> dict[str, Any]:
             src = np.array([c.centre for _, c in pairs], float)
             dst = np.array([r.centre for r, _ in pairs], float)
             scale, shift = _similarity_fit(src, dst)
+            # robust: refit on the nodes that follow the global placement (a few moved nodes
+            # must not drag the alignment and hide their own displacement)
+            res = np.sqrt(((src * scale + shift - dst) ** 2).sum(axis=1))
+            inl = res <= max(2 * float(np.median(res)), INLIER_FRAC * span)
+            if inl.sum() >= MIN_ALIGN_NODES:
+                scale, shift = _similarity_fit(src[inl], dst[inl])
             mapped = src * scale + shift
             off = np.sqrt(((mapped - dst) ** 2).sum(axis=1)) / span
             moved = [
