@@ -524,9 +524,9 @@ def make_diagram(task_id: str, seed: int) -> Diagram:
         chains.append(chain)
         for a, b in zip(chain, chain[1:], strict=False):
             add_edge(a, b, "right", "left", "straight")
-        claimed: set[tuple[int, int]] = set()
+        used: set[tuple[int, int]] = set()
         for m in plans[p]:
-            claimed |= set(m.cells)
+            used |= set(m.cells)
             row, col = m.node_cell
             toward: Side = "bottom" if row > chain_row else "top"
             away: Side = "top" if row > chain_row else "bottom"
@@ -543,7 +543,7 @@ def make_diagram(task_id: str, seed: int) -> Diagram:
                 motif_edges.append(add_edge(new, chain[col], away, toward, "straight"))
         for rb in (chain_row - 1, chain_row + 1):
             for c in range(cols):
-                if 0 <= rb < rows and (rb, c) not in claimed:
+                if 0 <= rb < rows and (rb, c) not in used:
                     free_cells.append((p, rb, c))
     if n_panels == 2:
         add_edge(chains[0][-1], chains[1][0], "right", "left", "straight")
