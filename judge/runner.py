@@ -55,6 +55,8 @@ from judge.schema import (
 from judge.tools import TOOLS
 from judge.trajectory import read_trajectory
 
+RUN_LOCK = ".lock"
+"""Lock file of a run folder (held while ``judge run`` writes it)."""
 CACHE_DIR = "cache"
 """Model-call cache folder inside a run directory (default location)."""
 RESULTS_FLUSH_S = 2.0
@@ -314,6 +316,53 @@ def run_bench(
     dpi = settings.dpi or DEFAULT_DPI
     manifest = manifest_for(bench, settings, backend, tax, tax_hash, dpi)
     out.mkdir(parents=True, exist_ok=True)
+    lock = _lock_run(out)
+    try:
+        return _run_locked(
+            bench,
+            out,
+            settings,
+            progress,
+            render_pool,
+            tax,
+            tax_hash,
+            candidates,
+            backend,
+            dpi,
+            manifest,
+            t0,
+        )
+    finally:
+        lock.close()  # also released by the OS if the process dies
+
+
+def _lock_run(out: Path) -> Any:
+    """Hold an exclusive lock on the run folder: two runs writing one folder would interleave."""
+    import fcntl
+
+    fh = (out / RUN_LOCK).open("a")
+    try:
+        fcntl.flock(fh.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError as exc:
+        fh.close()
+        raise BenchmarkError(f"{out}: another `judge run` is writing this run folder") from exc
+    return fh
+
+
+def _run_locked(
+    bench: Path,
+    out: Path,
+    settings: RunSettings,
+    progress: Progress,
+    render_pool: Any,
+    tax: Taxonomy,
+    tax_hash: str,
+    candidates: list[Candidate],
+    backend: Backend,
+    dpi: int,
+    manifest: RunManifest,
+    t0: float,
+) -> RunSummary:
     if (out / RUN_MANIFEST).is_file():
         manifest = _check_resume(out / RUN_MANIFEST, manifest)
     else:

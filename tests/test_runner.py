@@ -308,3 +308,16 @@ def test_rerun_redoes_errored_rounds_only(first_run, judge_bench, tmp_path) -> N
     # answered before (semantic x2, render) come from the cache
     assert len(fake.requests) - n_first == 2 * 3
     assert second.usage.cached_calls == 2 * 3 * 3
+
+
+def test_second_run_on_same_folder_is_refused_while_first_holds_it(tmp_path) -> None:
+    from judge.runner import _lock_run
+
+    (tmp_path / "run").mkdir()
+    held = _lock_run(tmp_path / "run")
+    try:
+        with pytest.raises(BenchmarkError, match="another `judge run`"):
+            _lock_run(tmp_path / "run")
+    finally:
+        held.close()
+    _lock_run(tmp_path / "run").close()  # free again once released
