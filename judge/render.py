@@ -296,6 +296,8 @@ class _Instance:
                         str(self.startup_timeout),
                         "--soffice-pgid",
                         str(soffice_proc.pid),
+                        "--cleanup",
+                        str(self.root.parent),
                     ],
                     stdin=subprocess.PIPE,
                     stdout=subprocess.PIPE,

@@ -16,7 +16,8 @@ each request line on stdin gets exactly one reply line on stdout:
 * ``{"op": "quit"}`` -> the worker exits.
 
 If stdin closes without ``quit`` (the parent was killed), the worker kills the instance's process
-group (``--soffice-pgid``) before exiting, so no LibreOffice outlives a dead parent.
+group (``--soffice-pgid``) and deletes the pool's folder (``--cleanup``) before exiting, so no
+LibreOffice and no profile outlives a dead parent. (The pool itself kills workers with SIGKILL.)
 
 ``stage == "before"`` means the UNO bridge was found dead before the deck was opened, so the
 request can safely be retried on a restarted instance. Timeouts are the parent's job (it kills the
@@ -28,6 +29,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
 import signal
 import sys
 import time
@@ -194,12 +196,20 @@ def main() -> int:
         default=0,
         help="process group of the instance, killed if the parent goes away without 'quit'",
     )
+    ap.add_argument(
+        "--cleanup",
+        default="",
+        help="the pool's temporary folder, deleted if the parent goes away without 'quit'",
+    )
     args = ap.parse_args()
     try:
         return serve(args)
     finally:
-        if args.soffice_pgid and not _QUIT:
-            _kill_instance(args.soffice_pgid)
+        if not _QUIT:
+            if args.soffice_pgid:
+                _kill_instance(args.soffice_pgid)
+            if args.cleanup:
+                shutil.rmtree(args.cleanup, ignore_errors=True)
 
 
 _QUIT = False

@@ -321,7 +321,7 @@ def test_killed_parent_leaves_no_soffice_process(tmp_path: Path) -> None:
         "import os, sys\n"
         "from judge.render import RenderPool\n"
         "pool = RenderPool(workers=1)\n"
-        "print(*pool.process_groups(), flush=True)\n"
+        "print(pool._root, *pool.process_groups(), flush=True)\n"
         "sys.stdin.read()\n"
     )
     proc = subprocess.Popen(
@@ -331,12 +331,14 @@ def test_killed_parent_leaves_no_soffice_process(tmp_path: Path) -> None:
         cwd=Path(__file__).parent.parent,
     )
     assert proc.stdout is not None
-    groups = [int(g) for g in proc.stdout.readline().split()]
+    root, *pgids = proc.stdout.readline().decode().split()
+    groups = [int(g) for g in pgids]
+    assert Path(root).is_dir()
     assert any(name == "soffice.bin" for g in groups for _, name in group_members(g))
     proc.kill()  # SIGKILL: no close(), no atexit, no finaliser runs
     proc.wait()
     deadline = time.monotonic() + 10
-    while any(group_members(g) for g in groups):
+    while any(group_members(g) for g in groups) or Path(root).exists():
         assert time.monotonic() < deadline, [group_members(g) for g in groups]
         time.sleep(0.05)
 
