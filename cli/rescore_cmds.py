@@ -50,14 +50,14 @@ def rescore_cmd(
 
     rep = guarded(lambda: rescore_run(run, taxonomy, policy or []))
     typer.echo(
-        f"rescored {len(rep.results)} cases of {run} in {rep.seconds:.2f} s: taxonomy "
+        f"rescored {len(rep.lines)} cases of {run} in {rep.seconds:.2f} s: taxonomy "
         f"{rep.taxonomy_version} ({rep.taxonomy_hash[:8]}, from {rep.taxonomy_source}), "
         f"policy {rep.policy.name}"
     )
     if rep.identity:
-        n_ok = len(rep.results) - len(rep.mismatches)
+        n_ok = len(rep.lines) - len(rep.mismatches)
         typer.echo(
-            f"original taxonomy and policy: {n_ok}/{len(rep.results)} results reproduced exactly"
+            f"original taxonomy and policy: {n_ok}/{len(rep.lines)} results reproduced exactly"
         )
         for line in rep.mismatches[:MAX_LISTED]:
             typer.echo(f"  MISMATCH {line}")
@@ -68,7 +68,7 @@ def rescore_cmd(
         return
     typer.echo(
         f"was taxonomy {rep.recorded_taxonomy_hash[:8]}, policy {rep.recorded_policy.name}; "
-        f"{rep.changed} of {len(rep.results)} cases changed score or gate"
+        f"{rep.changed} of {len(rep.lines)} cases changed score or gate"
     )
     width = max([len("config"), *(len(c.config_id) for c in rep.configs)])
     typer.echo(

@@ -467,14 +467,19 @@ class Taxonomy(Model):
 
         Built on first use; do not mutate the taxonomy afterwards (load a new one instead).
         """
-        if self._index is None:
-            index: dict[str, tuple[Dimension, str, TaxonomySubtype]] = {}
-            for dim in self.dimensions:
-                for cat in dim.categories:
-                    for st in cat.subtypes:
-                        index.setdefault(st.name, (dim.name, cat.name, st))
-            self._index = index
-        return self._index
+        # Read the private slot directly: pydantic's __getattr__ for private attributes is slow
+        # and this lookup sits in the scoring loop (rescoring runs call it per finding).
+        private = self.__pydantic_private__
+        cached = private.get("_index") if private else None
+        if cached is not None:
+            return cached  # type: ignore[no-any-return]
+        index: dict[str, tuple[Dimension, str, TaxonomySubtype]] = {}
+        for dim in self.dimensions:
+            for cat in dim.categories:
+                for st in cat.subtypes:
+                    index.setdefault(st.name, (dim.name, cat.name, st))
+        self._index = index
+        return index
 
     def subtype(self, name: str) -> tuple[Dimension, str, TaxonomySubtype]:
         """(dimension, category, subtype) of the subtype ``name``; KeyError when unknown."""

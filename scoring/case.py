@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from functools import reduce
+from typing import Any
 
 from judge.errors import ScoringError
 from judge.schema import (
@@ -27,9 +28,8 @@ from judge.schema import (
     Policy,
     RoundResult,
     Taxonomy,
-    Usage,
 )
-from scoring.aggregate import aggregate, describe_undecided, vote_threshold
+from scoring.aggregate import aggregate, count_votes, describe_undecided, vote_threshold
 from scoring.rank import rank
 
 
@@ -73,53 +73,57 @@ def case_result(
 ) -> CaseResult:
     """:func:`build_case_result` by case identity (what rescoring has without the deck paths)."""
     ordered = sorted(rounds, key=lambda r: r.round_index)
-    usage = reduce(lambda a, b: a + b, (r.usage for r in ordered), Usage())
-    result = CaseResult(
-        case_id=case_id,
-        task_id=task_id,
-        config_id=config_id,
-        valid=report.valid if report is not None else error is None,
-        artifact_failures=report.failures if report is not None else [],
-        taxonomy_version=tax.version,
-        taxonomy_hash=tax_hash,
-        policy=policy.name,
-        usage=usage,
-    )
+    fields: dict[str, Any] = {
+        "case_id": case_id,
+        "task_id": task_id,
+        "config_id": config_id,
+        "valid": report.valid if report is not None else error is None,
+        "artifact_failures": report.failures if report is not None else [],
+        "taxonomy_version": tax.version,
+        "taxonomy_hash": tax_hash,
+        "policy": policy.name,
+    }
+    zero: dict[str, Any] = {"score": 0.0, "layout": 0.0, "text": 0.0, "graphics": 0.0}
+    # Fields are collected first and the result built once (this runs per case when rescoring).
     if report is not None and report.error:
-        result.valid = False
-        result.error = f"stage 0 could not check {report.path}: {report.error}"
-        return result
-    if report is not None and not report.valid:
-        result.gate = "artifact"
-        result.score = result.layout = result.text = result.graphics = 0.0
-        result.usage = Usage()
-        return result
-    result.rounds = [r.status for r in ordered]
-    if error is not None:
-        result.error = error
-        return result
-    if not ordered:
-        result.error = "no rounds were judged"
-        return result
+        fields["valid"] = False
+        fields["error"] = f"stage 0 could not check {report.path}: {report.error}"
+    elif report is not None and not report.valid:
+        return CaseResult(**fields, **zero, gate="artifact")
+    else:
+        fields["rounds"] = [r.status for r in ordered]
+        if error is not None:
+            fields["error"] = error
+        elif not ordered:
+            fields["error"] = "no rounds were judged"
+        else:
+            fields.update(_judged(ordered, tax, policy, zero))
+    if ordered:
+        fields["usage"] = reduce(lambda a, b: a + b, (r.usage for r in ordered))
+    return CaseResult(**fields)
+
+
+def _judged(
+    ordered: list[RoundResult], tax: Taxonomy, policy: Policy, zero: dict[str, Any]
+) -> dict[str, Any]:
+    """The result fields decided by the rounds: gate, votes, and score or error."""
     try:
         gate, votes, findings = aggregate(ordered, policy)
-        result.gate_votes = votes
         if gate is None:
-            result.error = describe_undecided(votes, vote_threshold(policy, len(ordered)))
-            return result
-        result.gate = gate
+            undecided = describe_undecided(votes, vote_threshold(policy, len(ordered)))
+            return {"gate_votes": votes, "error": undecided}
         if gate != "pass":
-            result.score = result.layout = result.text = result.graphics = 0.0
-            return result
+            return {"gate_votes": votes, "gate": gate, **zero}
         breakdown = rank(findings, tax, policy)
     except ScoringError as exc:
-        result.gate = None
-        result.error = f"cannot score: {exc}"
-        return result
-    result.findings = findings
-    result.breakdown = breakdown
-    result.score = breakdown.score
-    result.layout = breakdown.layout
-    result.text = breakdown.text
-    result.graphics = breakdown.graphics
-    return result
+        return {"gate_votes": count_votes(ordered), "error": f"cannot score: {exc}"}
+    return {
+        "gate_votes": votes,
+        "gate": gate,
+        "findings": findings,
+        "breakdown": breakdown,
+        "score": breakdown.score,
+        "layout": breakdown.layout,
+        "text": breakdown.text,
+        "graphics": breakdown.graphics,
+    }

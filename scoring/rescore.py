@@ -24,22 +24,30 @@ The original taxonomy is ``<run>/taxonomy.yaml`` when the run kept a copy, else 
 from __future__ import annotations
 
 import math
+import multiprocessing
+import os
 import time
+from collections import defaultdict
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import NamedTuple
 
-from pydantic import ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from scipy.stats import kendalltau
 
 from judge.errors import BenchmarkError, TaxonomyError
-from judge.rundir import RESULTS, RUN_MANIFEST, atomic_write_text, case_dir, read_results
+from judge.rundir import RESULTS, RUN_MANIFEST, atomic_write_text, case_dir
 from judge.schema import (
     ArtifactReport,
+    CaseGate,
     CaseResult,
     Policy,
     RoundResult,
+    RoundStatus,
     RunManifest,
     Taxonomy,
+    Usage,
 )
 from scoring.case import case_result
 from scoring.policy import resolve_policy, same_settings
@@ -51,6 +59,68 @@ RUN_TAXONOMY_COPY = "taxonomy.yaml"
 HASH_PREFIX_CHARS = 8
 """Characters of the taxonomy hash in a rescored results file name (enough to tell variants
 apart in one run folder)."""
+
+
+class RecordedCase(BaseModel):
+    """The fields of a recorded ``results.jsonl`` line that rescoring reads and compares.
+
+    A read-only view of :class:`judge.schema.CaseResult`: other fields (findings, breakdown) are
+    skipped, which makes reading an 18,000-line results file about three times faster.
+    """
+
+    model_config = ConfigDict(extra="ignore")
+
+    case_id: str
+    task_id: str
+    config_id: str
+    valid: bool
+    artifact_failures: list[str] = Field(default_factory=list)
+    gate: CaseGate | None = None
+    rounds: list[RoundStatus] = Field(default_factory=list)
+    score: float | None = None
+    layout: float | None = None
+    text: float | None = None
+    graphics: float | None = None
+    error: str | None = None
+    usage: Usage = Field(default_factory=Usage)
+    generation_cost_usd: float | None = None
+
+
+def read_recorded(run: Path) -> list[RecordedCase]:
+    """The run's recorded results (last line per case wins, as resumed runs append)."""
+    path = run / RESULTS
+    if not path.is_file():
+        raise BenchmarkError(f"{path}: no results.jsonl (is {run} a run directory?)")
+    by_case: dict[str, RecordedCase] = {}
+    with path.open("rb") as fh:
+        for lineno, line in enumerate(fh, 1):
+            if not line.strip():
+                continue
+            try:
+                rec = RecordedCase.model_validate_json(line)
+            except ValidationError as exc:
+                raise BenchmarkError(
+                    f"{path}:{lineno}: not a results line: {_short(exc)}"
+                ) from None
+            by_case[rec.case_id] = rec
+    return list(by_case.values())
+
+
+class CaseSummary(NamedTuple):
+    """What the report needs of one rescored case (cheap to send back from a worker)."""
+
+    case_id: str
+    config_id: str
+    gate: CaseGate | None
+    score: float | None
+    layout: float | None
+    text: float | None
+    graphics: float | None
+    error: str | None
+
+    @classmethod
+    def of(cls, r: CaseResult) -> CaseSummary:
+        return cls(r.case_id, r.config_id, r.gate, r.score, r.layout, r.text, r.graphics, r.error)
 
 
 @dataclass
@@ -85,8 +155,11 @@ class RescoreReport:
     recorded_policy: Policy
     identity: bool
     """True when taxonomy and policy equal the run's: then scores must reproduce exactly."""
-    results: list[CaseResult] = field(default_factory=list)
-    recorded: list[CaseResult] = field(default_factory=list)
+    summaries: list[CaseSummary] = field(default_factory=list)
+    """The rescored cases' outcomes, in ``results.jsonl`` order."""
+    lines: list[str] = field(default_factory=list)
+    """The rescored results as JSON lines (what the rescored results file holds)."""
+    recorded: list[RecordedCase] = field(default_factory=list)
     mismatches: list[str] = field(default_factory=list)
     """Identity only: cases whose rebuilt result differs from the recorded one."""
     changed: int = 0
@@ -100,6 +173,11 @@ class RescoreReport:
     output: Path | None = None
     """The rescored results file (None for identity rescoring)."""
     seconds: float = 0.0
+
+    @property
+    def results(self) -> list[CaseResult]:
+        """The rescored results in full (parsed from :attr:`lines` on each access)."""
+        return [CaseResult.model_validate_json(line) for line in self.lines]
 
 
 def _read_manifest(run: Path) -> RunManifest:
@@ -147,33 +225,52 @@ def original_taxonomy(run: Path, manifest: RunManifest) -> tuple[Taxonomy, str]:
     )
 
 
+def _file_names(n_rounds: int) -> tuple[str, list[str]]:
+    """The Stage 0 and round file names relative to a case folder, from :mod:`judge.rundir`."""
+    proto = case_dir(Path("run"), "config", "task")
+    stage0 = str(proto.stage0.relative_to(proto.root))
+    return stage0, [str(proto.round_json(k).relative_to(proto.root)) for k in range(n_rounds)]
+
+
 def _read_case(
-    run: Path, recorded: CaseResult, n_rounds: int
+    run: Path, recorded: RecordedCase, names: tuple[str, list[str]]
 ) -> tuple[ArtifactReport | None, list[RoundResult], str | None]:
-    """Stage 0 report, round results and a read error (if any) of one recorded case."""
-    cdir = case_dir(run, recorded.config_id, recorded.task_id)
+    """Stage 0 report, round results and a read error (if any) of one recorded case.
+
+    ``names`` comes from :func:`_file_names`; paths are joined as strings because pathlib
+    parsing was a fifth of the time of rescoring a large run.
+    """
+    root = str(case_dir(run, recorded.config_id, recorded.task_id).root)
+    stage0_name, round_names = names
+    stage0_path = os.path.join(root, stage0_name)
     report: ArtifactReport | None = None
     try:
-        report = ArtifactReport.model_validate_json(cdir.stage0.read_bytes())
+        with open(stage0_path, "rb") as fh:
+            report = ArtifactReport.model_validate_json(fh.read())
     except FileNotFoundError:
         report = None
     except (ValidationError, OSError) as exc:
-        return None, [], f"cannot read {cdir.stage0}: {_short(exc)}"
+        return None, [], f"cannot read {stage0_path}: {_short(exc)}"
     rounds: list[RoundResult] = []
     found = 0
-    for k in range(n_rounds):
-        path = cdir.round_json(k)
+    for k, name in enumerate(round_names):
+        path = os.path.join(root, name)
         try:
-            data = path.read_bytes()
+            with open(path, "rb") as fh:
+                data = fh.read()
         except FileNotFoundError:
             rounds.append(RoundResult(case_id=recorded.case_id, round_index=k, status="skipped"))
             continue
         except OSError as exc:
             return report, [], f"cannot read {path}: {_short(exc)}"
         try:
-            rounds.append(RoundResult.model_validate_json(data))
+            rnd = RoundResult.model_validate_json(data)
         except ValidationError as exc:
             return report, [], f"cannot read {path}: {_short(exc)}"
+        if rnd.round_index != k or rnd.case_id != recorded.case_id:
+            wrong = f"holds round {rnd.round_index} of {rnd.case_id!r}"
+            return report, [], f"{path}: {wrong}, expected round {k} of {recorded.case_id!r}"
+        rounds.append(rnd)
         found += 1
     if found == 0:
         # Nothing was judged: the recorded outcome (an error before judging, or an invalid
@@ -193,7 +290,7 @@ def _mean(values: list[float]) -> float | None:
     return sum(values) / len(values) if values else None
 
 
-def _differs(a: CaseResult, b: CaseResult) -> bool:
+def _differs(a: RecordedCase, b: CaseSummary) -> bool:
     return (a.gate, a.score, a.layout, a.text, a.graphics, a.error is None) != (
         b.gate,
         b.score,
@@ -204,7 +301,7 @@ def _differs(a: CaseResult, b: CaseResult) -> bool:
     )
 
 
-def _describe(r: CaseResult) -> str:
+def _describe(r: RecordedCase | CaseSummary) -> str:
     if r.error is not None:
         return f"error ({r.error})"
     return (
@@ -213,15 +310,23 @@ def _describe(r: CaseResult) -> str:
     )
 
 
-def config_shifts(before: list[CaseResult], after: list[CaseResult]) -> list[ConfigShift]:
+def config_shifts(
+    before: Sequence[RecordedCase | CaseSummary], after: Sequence[RecordedCase | CaseSummary]
+) -> list[ConfigShift]:
     """Per-configuration mean S before and after (cases without a score are left out)."""
-    configs = sorted({r.config_id for r in before} | {r.config_id for r in after})
+    cases: dict[str, set[str]] = defaultdict(set)
+    scores: dict[tuple[str, int], list[float]] = defaultdict(list)
+    for side, rows in enumerate((before, after)):
+        for r in rows:
+            if side == 0:
+                cases[r.config_id].add(r.case_id)
+            if r.score is not None:
+                scores[(r.config_id, side)].append(r.score)
+    configs = sorted(set(cases) | {c for c, _ in scores})
     out = []
     for cid in configs:
-        b = [r.score for r in before if r.config_id == cid and r.score is not None]
-        a = [r.score for r in after if r.config_id == cid and r.score is not None]
-        n = len({r.case_id for r in before if r.config_id == cid})
-        out.append(ConfigShift(cid, n, len(b), len(a), _mean(b), _mean(a)))
+        b, a = scores[(cid, 0)], scores[(cid, 1)]
+        out.append(ConfigShift(cid, len(cases[cid]), len(b), len(a), _mean(b), _mean(a)))
     return out
 
 
@@ -245,19 +350,113 @@ def rescored_path(run: Path, policy: Policy, tax_hash: str) -> Path:
     return run / f"results.{policy.name}.{tax_hash[:HASH_PREFIX_CHARS]}.jsonl"
 
 
+PARALLEL_MIN_CASES = 2000
+"""Runs with fewer cases are rescored in-process: forking workers costs more than it saves."""
+
+SLICES_PER_WORKER = 4
+"""Each worker gets several contiguous slices of the cases so uneven slices balance out."""
+
+
+@dataclass(frozen=True)
+class _Job:
+    """Everything a worker needs; set as a module global before forking (never pickled)."""
+
+    run: Path
+    recorded: list[RecordedCase]
+    names: tuple[str, list[str]]
+    tax: Taxonomy
+    tax_hash: str
+    policy: Policy
+
+
+_JOB: _Job | None = None
+
+
+def _rescore_case(job: _Job, old: RecordedCase) -> CaseResult:
+    stage0, rounds, read_error = _read_case(job.run, old, job.names)
+    new = case_result(
+        old.case_id,
+        old.task_id,
+        old.config_id,
+        stage0,
+        rounds,
+        job.tax,
+        job.tax_hash,
+        job.policy,
+        read_error,
+    )
+    if stage0 is None and not rounds:
+        # No Stage 0 report and nothing judged: keep what was recorded about the artifact.
+        new.valid = old.valid
+        new.artifact_failures = list(old.artifact_failures)
+        if old.gate == "artifact":
+            new.gate, new.error = "artifact", None
+            new.score = new.layout = new.text = new.graphics = 0.0
+    new.usage = old.usage
+    new.generation_cost_usd = old.generation_cost_usd
+    return new
+
+
+def _rescore_slice(bounds: tuple[int, int]) -> tuple[list[CaseSummary], list[str]]:
+    """Rescore ``recorded[a:b]`` of the current job (in a forked worker or in-process).
+
+    Returns summaries and JSON lines rather than models: sending 18,000 nested pydantic models
+    back from a worker costs more (unpickling) than scoring them.
+    """
+    job = _JOB
+    if job is None:
+        raise RuntimeError("no rescoring job is set")
+    summaries, lines = [], []
+    for old in job.recorded[bounds[0] : bounds[1]]:
+        new = _rescore_case(job, old)
+        summaries.append(CaseSummary.of(new))
+        lines.append(new.model_dump_json() + "\n")
+    return summaries, lines
+
+
+def _run_job(job: _Job, workers: int) -> tuple[list[CaseSummary], list[str]]:
+    """Rescore every case of ``job``, in forked worker processes when it pays off."""
+    global _JOB
+    n = len(job.recorded)
+    can_fork = "fork" in multiprocessing.get_all_start_methods()
+    _JOB = job
+    try:
+        if workers <= 1 or n < PARALLEL_MIN_CASES or not can_fork:
+            return _rescore_slice((0, n))
+        n_slices = workers * SLICES_PER_WORKER
+        bounds = [(n * i // n_slices, n * (i + 1) // n_slices) for i in range(n_slices)]
+        with multiprocessing.get_context("fork").Pool(workers) as pool:
+            parts = pool.map(_rescore_slice, bounds)
+        summaries = [r for part in parts for r in part[0]]
+        lines = [x for part in parts for x in part[1]]
+        return summaries, lines
+    finally:
+        _JOB = None
+
+
+def default_workers() -> int:
+    """Worker processes for rescoring: one per CPU core."""
+    return os.cpu_count() or 1
+
+
 def rescore_run(
-    run: Path, taxonomy: Path | None = None, policies: list[str] | None = None
+    run: Path,
+    taxonomy: Path | None = None,
+    policies: list[str] | None = None,
+    workers: int | None = None,
 ) -> RescoreReport:
     """Recompute every case of a finished run from its frozen files (see the module docstring).
 
     ``taxonomy`` None uses the run's own taxonomy; ``policies`` (preset names, combined) empty
-    or None uses the run's policy. Raises :class:`BenchmarkError` or :class:`TaxonomyError`
-    when the run or taxonomy cannot be read; per-case problems land in ``errors``.
+    or None uses the run's policy; ``workers`` processes share the cases (default: one per core;
+    runs under :data:`PARALLEL_MIN_CASES` cases stay in-process). Raises
+    :class:`BenchmarkError` or :class:`TaxonomyError` when the run or taxonomy cannot be read;
+    per-case problems land in ``errors``.
     """
     start = time.perf_counter()
     run = Path(run)
     manifest = _read_manifest(run)
-    recorded = read_results(run)
+    recorded = read_recorded(run)
     if taxonomy is None:
         tax, source = original_taxonomy(run, manifest)
     else:
@@ -277,29 +476,12 @@ def rescore_run(
         identity=identity,
         recorded=recorded,
     )
-    for old in recorded:
-        stage0, rounds, read_error = _read_case(run, old, manifest.rounds)
-        new = case_result(
-            old.case_id,
-            old.task_id,
-            old.config_id,
-            stage0,
-            rounds,
-            tax,
-            tax_hash,
-            policy,
-            read_error,
-        )
-        if stage0 is None and not rounds:
-            # No Stage 0 report and nothing judged: keep what was recorded about the artifact.
-            new.valid = old.valid
-            new.artifact_failures = list(old.artifact_failures)
-            if old.gate == "artifact":
-                new.gate, new.error = "artifact", None
-                new.score = new.layout = new.text = new.graphics = 0.0
-        new.usage = old.usage
-        new.generation_cost_usd = old.generation_cost_usd
-        report.results.append(new)
+    tax.subtypes()  # build the lookup before forking, so workers inherit it
+    job = _Job(run, recorded, _file_names(manifest.rounds), tax, tax_hash, policy)
+    report.summaries, report.lines = _run_job(
+        job, default_workers() if workers is None else workers
+    )
+    for old, new in zip(recorded, report.summaries, strict=True):
         if new.error is not None:
             report.errors.append(f"{new.case_id}: {new.error}")
         if _differs(old, new):
@@ -308,13 +490,13 @@ def rescore_run(
                 report.mismatches.append(
                     f"{old.case_id}: recorded {_describe(old)}; rescored {_describe(new)}"
                 )
-    report.configs = config_shifts(recorded, report.results)
+    report.configs = config_shifts(recorded, report.summaries)
     report.kendall_tau = ranking_tau(report.configs)
     if not identity:
         out = rescored_path(run, policy, tax_hash)
         if out.name == RESULTS:
             raise BenchmarkError(f"{out}: refusing to overwrite the run's results")
-        atomic_write_text(out, "".join(r.model_dump_json() + "\n" for r in report.results))
+        atomic_write_text(out, "".join(report.lines))
         report.output = out
     report.seconds = time.perf_counter() - start
     return report

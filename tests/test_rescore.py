@@ -207,7 +207,9 @@ def test_fixture_run_has_every_kind_of_case(frozen_run):
 def test_rescoring_with_the_original_settings_reproduces_every_result(frozen_run):
     rep = rescore_run(frozen_run)
     assert rep.identity and rep.mismatches == [] and rep.changed == 0 and rep.output is None
-    assert [r.model_dump() for r in rep.results] == [r.model_dump() for r in rep.recorded]
+    assert [r.model_dump() for r in rep.results] == [
+        r.model_dump() for r in read_results(frozen_run)
+    ]
     assert sorted(p.name for p in frozen_run.glob("results*.jsonl")) == [RESULTS]
 
 
@@ -233,9 +235,10 @@ def test_a_tampered_recorded_score_is_reported_as_a_mismatch(run_copy):
 @given(st.integers(0, 10_000))
 def test_rescoring_is_the_identity_for_any_frozen_rounds(seed):
     with tempfile.TemporaryDirectory() as tmp:
-        rep = rescore_run(build_run(Path(tmp), seed=seed))
+        run = build_run(Path(tmp), seed=seed)
+        rep = rescore_run(run)
         assert rep.identity and rep.mismatches == []
-        assert [r.model_dump() for r in rep.results] == [r.model_dump() for r in rep.recorded]
+        assert [r.model_dump() for r in rep.results] == [r.model_dump() for r in read_results(run)]
 
 
 # ---------------------------------------------------------------------------- variants
@@ -390,3 +393,13 @@ def test_cli_rescore_unknown_policy_is_one_clear_error(frozen_run):
 def test_cli_rescore_of_a_folder_that_is_no_run_is_one_clear_error(tmp_path):
     result = runner.invoke(app, ["rescore", str(tmp_path)])
     assert result.exit_code == 2 and "no run.json" in result.output
+
+
+def test_worker_processes_give_the_same_results_as_one_process(run_copy, monkeypatch):
+    import scoring.rescore as rescore_module
+
+    single = rescore_run(run_copy, None, ["category-max"], workers=1)
+    monkeypatch.setattr(rescore_module, "PARALLEL_MIN_CASES", 1)
+    forked = rescore_run(run_copy, None, ["category-max"], workers=2)
+    assert forked.lines == single.lines and forked.summaries == single.summaries
+    assert forked.output is not None and forked.output.read_text() == "".join(single.lines)
