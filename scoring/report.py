@@ -254,8 +254,12 @@ def svg_bars(
     colour: str,
     unit: str,
     colours: dict[str, str] | None = None,
+    total: float | None = None,
 ) -> str:
-    """Horizontal bars of non-negative values, in the order given (``colours`` per label)."""
+    """Horizontal bars of non-negative values, in the order given (``colours`` per label).
+
+    With ``total``, each bar's label also gives its share of it.
+    """
     label_w, plot_w, row_h, top = 230, 440, 20, 6
     height = top + row_h * max(1, len(items)) + 8
     peak = max((v for _, v in items), default=0.0) or 1.0
@@ -269,9 +273,9 @@ def svg_bars(
             f'<rect x="{label_w}" y="{y + 3}" width="{w:.1f}" height="{row_h - 6}" '
             f'fill="{(colours or {}).get(label, colour)}"/>'
             f'<text x="{label_w + w + 5:.1f}" y="{y + 14}" font-size="11" fill="#5f6b7a">'
-            f"{v:.1f} {esc(unit)}</text>"
+            f"{v:.1f} {esc(unit)}" + (f" ({100 * v / total:.0f}%)" if total else "") + "</text>"
         )
-    return _svg(label_w + plot_w + 80, int(height), inner, "bars")
+    return _svg(label_w + plot_w + 100, int(height), inner, "bars")
 
 
 def _legend(keys: Sequence[str], colours: dict[str, str]) -> str:
@@ -352,12 +356,12 @@ def _findings_html(rep: FindingsReport) -> str:
     if total > 0:
         parts.append(svg_stacked([("all cases", dict(dims))], list(DIM_COLOURS), DIM_COLOURS))
         parts.append(_legend(list(DIM_COLOURS), DIM_COLOURS))
-        parts.append(svg_bars(dims, "#4e79a7", "pts", DIM_COLOURS))
+        parts.append(svg_bars(dims, "#4e79a7", "pts", DIM_COLOURS, total))
     else:
         parts.append('<p class="note">No penalty points in this run.</p>')
     parts.append('</div><div class="card"><h3>Penalty points by subtype</h3>')
     if subs:
-        parts.append(svg_bars(subs[:MAX_SUBTYPE_BARS], "#d1495b", "pts"))
+        parts.append(svg_bars(subs[:MAX_SUBTYPE_BARS], "#d1495b", "pts", total=total))
         if len(subs) > MAX_SUBTYPE_BARS:
             parts.append(f'<p class="note">Top {MAX_SUBTYPE_BARS} of {len(subs)}.</p>')
     else:
