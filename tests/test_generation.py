@@ -528,7 +528,8 @@ def test_wrapped_labels_narrow_the_text_not_the_box(
     assert built.defects[0].subtype == "unexpected_wrap"
     assert _node_props(data) == _node_props(faithful_graph["data"])  # boxes, colours, fonts
     widened = [s for s in g["nodes"].values() if s.text_frame.margin_left > 4 * EMU_PER_PX]
-    assert len(widened) >= len(diagram.nodes) // 2
+    frames = len(diagram.nodes) + len(diagram.panels)
+    assert 1 <= len(widened) < frames / 2  # a Stage 3 finding: Stage 2 fails from 50%
 
 
 def test_misaligned_moves_every_other_chain_node_vertically(diagram: Diagram):
