@@ -3,7 +3,8 @@
 Generates (untimed) a run directory in a temp folder the way the engine lays it out: ``run.json``,
 ``results.jsonl`` and, per case, ``stage0.json`` and ``rounds/round-<k>.json`` with frozen
 Stage 3 findings (0-6 per passing round, random subtypes and fractions; about 10% of rounds
-rejected, some early-stopped, 2% invalid artifacts). Then times, each from a cold start of
+rejected; the third round skipped after two equal rejections, as the engine's early stop does;
+2% invalid artifacts). Then times, each from a cold start of
 :func:`scoring.rescore.rescore_run` (the OS file cache is warm, as after a run):
 
 * ``identity``: original taxonomy and policy -- reads ``run.json``, ``results.jsonl``, every
@@ -139,8 +140,8 @@ def generate(run: Path, n_cases: int) -> None:
                 rng.choice(("semantic", "render")) if rng.random() < 0.1 else "pass"
                 for _ in range(ROUNDS)
             ]
-            if statuses[0] == statuses[1] == "pass" and rng.random() < 0.3:
-                statuses[2] = "skipped"  # early stop: the third round could not matter
+            if statuses[0] == statuses[1] != "pass":
+                statuses[2] = "skipped"  # early stop, as the engine does: the case is gated
             rounds = [_round(rng, cid, k, s, subtypes, tax) for k, s in enumerate(statuses)]
             if valid:
                 for r in rounds:

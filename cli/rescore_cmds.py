@@ -37,6 +37,12 @@ def rescore_cmd(
             "Default: the run's policy.",
         ),
     ] = None,
+    workers: Annotated[
+        int | None,
+        typer.Option(
+            "--workers", min=1, help="Processes sharing the cases; default: one per CPU core."
+        ),
+    ] = None,
 ) -> None:
     """Recompute every case of a finished run from its frozen round files (no model call).
 
@@ -48,7 +54,7 @@ def rescore_cmd(
     """
     from scoring.rescore import rescore_run
 
-    rep = guarded(lambda: rescore_run(run, taxonomy, policy or []))
+    rep = guarded(lambda: rescore_run(run, taxonomy, policy or [], workers))
     typer.echo(
         f"rescored {len(rep.lines)} cases of {run} in {rep.seconds:.2f} s: taxonomy "
         f"{rep.taxonomy_version} ({rep.taxonomy_hash[:8]}, from {rep.taxonomy_source}), "

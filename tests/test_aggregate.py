@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from judge.errors import ScoringError
@@ -241,7 +241,7 @@ def round_sets(draw, n: int = 3) -> list[RoundResult]:
     return rounds
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(round_sets())
 def test_unanimity_le_majority_le_one_pass(rounds):
     scores = [case(rounds, resolve_policy([p])).score for p in ("vote-3", "vote-2", "vote-1")]
@@ -251,7 +251,7 @@ def test_unanimity_le_majority_le_one_pass(rounds):
             assert a <= b
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(round_sets(), st.sampled_from(["pass", "semantic", "render", "errored"]))
 def test_skipped_rounds_never_change_a_decided_result(rounds, replacement):
     votes = {s: sum(r.status == s for r in rounds) for s in STATUSES}
@@ -266,7 +266,7 @@ def test_skipped_rounds_never_change_a_decided_result(rounds, replacement):
     assert new_gate is not None and (new_gate == "pass") == (gate == "pass")
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(round_sets())
 def test_votes_count_every_round_once(rounds):
     res = case(rounds)

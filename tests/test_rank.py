@@ -8,7 +8,7 @@ rho <= 0.10, 1.5 <= 0.25, 2 <= 0.50, 3 above; layout 30 (cap 24), text 30 (cap 2
 from __future__ import annotations
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from judge.errors import ScoringError
@@ -241,7 +241,7 @@ def _score(spec, policy_names, statuses=("pass", "pass", "pass")):
     return build_case_result(CAND, None, rounds, TAX, TAX_HASH, resolve_policy(policy_names))
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(passing_rounds(), st.sampled_from(POLICY_NAMES), st.sampled_from(["pass", "semantic"]))
 def test_score_stays_in_0_100_and_dimensions_add_up(spec, policy, third):
     res = _score(spec, [policy], ("pass", "pass", third))
@@ -252,7 +252,7 @@ def test_score_stays_in_0_100_and_dimensions_add_up(spec, policy, third):
         assert 0.0 <= d.points_lost <= d.cap and d.score == d.weight - d.points_lost
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(passing_rounds(), st.sampled_from(POLICY_NAMES), st.data())
 def test_adding_a_finding_never_raises_the_score(spec, policy, data):
     before = _score(spec, [policy]).score
@@ -268,7 +268,7 @@ def test_adding_a_finding_never_raises_the_score(spec, policy, data):
     assert _score(spec2, [policy]).score <= before
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(passing_rounds(), st.sampled_from(POLICY_NAMES), st.data())
 def test_raising_a_fraction_never_raises_the_score(spec, policy, data):
     k = data.draw(st.integers(0, 2))
@@ -281,7 +281,7 @@ def test_raising_a_fraction_never_raises_the_score(spec, policy, data):
     assert _score(spec2, [policy]).score <= _score(spec, [policy]).score
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(passing_rounds(), st.sampled_from(POLICY_NAMES), st.data())
 def test_a_diagnostic_finding_never_changes_the_score(spec, policy, data):
     k = data.draw(st.integers(0, 2))

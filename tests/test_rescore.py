@@ -9,7 +9,7 @@ import tempfile
 from pathlib import Path
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from scipy.stats import kendalltau
 from typer.testing import CliRunner
@@ -231,7 +231,7 @@ def test_a_tampered_recorded_score_is_reported_as_a_mismatch(run_copy):
     assert result.exit_code == 1 and "MISMATCH" in result.output
 
 
-@settings(max_examples=8, deadline=None)
+@settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.integers(0, 10_000))
 def test_rescoring_is_the_identity_for_any_frozen_rounds(seed):
     with tempfile.TemporaryDirectory() as tmp:
