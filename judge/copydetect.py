@@ -65,9 +65,10 @@ Smaller tiles are caught on the tile canvas; tiny crops are too ambiguous (a pla
 arrowhead looks like many others)."""
 MIN_TEMPLATE_SIDE_PX = 16
 """Shortest template side (work-frame pixels) worth correlating."""
-MIN_TEXTURE_STD = 8.0
+MIN_TEXTURE_STD = 2.0
 """Grey-level standard deviation below which a template is flat (blank or one colour) and is
-not correlated: it cannot copy anything, and correlation of flat patches is unstable."""
+not correlated: it cannot copy anything, and correlation of flat patches is unstable. (A
+mostly white crop with a few thin lines is ~5-7: still screened.)"""
 SCALE_STEP = 1.07
 """Geometric step between template widths tried in the coarse crop search."""
 REFINE_STEPS = (0.965, 0.975, 0.985, 0.995, 1.005, 1.015, 1.025, 1.035)
@@ -75,19 +76,34 @@ REFINE_STEPS = (0.965, 0.975, 0.985, 0.995, 1.005, 1.015, 1.025, 1.035)
 REFINE_MIN_NCC = 0.6
 """Coarse correlation below which refining cannot reach :data:`MATCH_NCC` (scale error of a
 few percent costs far less than that), so the search stops early."""
-MIN_INK_FRACTION = 0.03
-"""Smallest fraction of a single picture's pixels that must differ clearly (> INK_LEVELS grey
-levels) from its median to be screened as a crop: a lone line or corner is too little to tell
-a copy from a coincidence. Such pictures are still screened on the tile canvas."""
-INK_LEVELS = 40
+MIN_CORNERS = 8
+"""Fewest corner features (OpenCV ``goodFeaturesToTrack`` at verify resolution) a single
+picture needs to be screened as a crop. A lone line or a box corner (2-4 corners) matches many
+places of any diagram and copies nothing worth the name; text and node shapes give dozens.
+Such pieces are still screened together on the tile canvas."""
+CORNER_QUALITY = 0.05
+"""``goodFeaturesToTrack`` quality level (fraction of the strongest corner's response)."""
+CORNER_MIN_DISTANCE_PX = 4
+"""Minimum distance between counted corners, verify-resolution pixels."""
 VERIFY_SIDE_PX = 400
-"""Longer side (pixels) at which a candidate match is re-checked against the reference at its
-native resolution, unblurred: coarse structure (a lone line, a box corner) matches many places
-at work resolution, while a real copy still matches in its text and fine detail."""
-VERIFY_PAD = 0.04
+"""Longer side (pixels) at which a candidate match is re-checked against the full-resolution
+image: coarse structure matches many places at work resolution; a real copy still matches in
+its text and fine detail."""
+MIN_VERIFY_SIDE_PX = 96
+"""Smallest longer side (pixels) a verification is done at, even for a tiny picture."""
+VERIFY_PAD = 0.06
 """Slack (fraction of the matched region) searched around a match when verifying."""
-VERIFY_NCC = 0.80
-"""Correlation a match must keep at verify resolution."""
+VERIFY_SCALES = (0.96, 0.97, 0.98, 0.99, 1.0, 1.01, 1.02, 1.03, 1.04)
+"""Scale factors tried when verifying (the work-frame match leaves ~1-2% scale error)."""
+VERIFY_BLUR_SIGMA = 0.8
+"""Light blur (verify pixels) against sub-pixel misalignment."""
+VERIFY_NCC = 0.90
+"""Aligned grey-level correlation a match must keep at verify resolution. Measured on crops,
+tiles and JPEG copies of six diagrams vs crops/tiles of the others: copies >= 0.945, informative
+look-alikes <= 0.93."""
+VERIFY_GRADIENT_NCC = 0.80
+"""Correlation of gradient magnitudes (edges: text strokes, outlines) at the aligned position.
+Copies >= 0.877; look-alikes of the same drawing style (same boxes, other text) <= 0.71."""
 CONTAIN_SIDE_PX = 480
 """Longer side (pixels) of a picture searched for the whole reference inside it."""
 MIN_CONTAIN_FRACTION = 0.25
@@ -183,10 +199,33 @@ def _prep(grey: np.ndarray, size: tuple[int, int]) -> np.ndarray:
     return out.astype(np.float32)
 
 
-def _ink_fraction(grey: np.ndarray) -> float:
-    """Fraction of pixels clearly different from the image's median grey level."""
-    med = float(np.median(grey))
-    return float((np.abs(grey.astype(np.int16) - med) > INK_LEVELS).mean())
+def _to_verify_size(grey: np.ndarray) -> tuple[np.ndarray, float]:
+    """``grey`` scaled so its longer side is :data:`VERIFY_SIDE_PX` (at most 4x up), and k."""
+    h, w = grey.shape
+    k = min(VERIFY_SIDE_PX / max(h, w), 4.0)
+    size = (max(int(round(w * k)), 2), max(int(round(h * k)), 2))
+    interp = cv2.INTER_AREA if k < 1 else cv2.INTER_LINEAR
+    return cv2.resize(grey, size, interpolation=interp), k
+
+
+def _corner_count(grey: np.ndarray) -> int:
+    """Corner features of a picture at verify resolution: a measure of how much it shows."""
+    img, _ = _to_verify_size(grey)
+    found = cv2.goodFeaturesToTrack(img, 500, CORNER_QUALITY, CORNER_MIN_DISTANCE_PX)
+    return 0 if found is None else len(found)
+
+
+def _gradient(img: np.ndarray) -> np.ndarray:
+    gx = cv2.Sobel(img, cv2.CV_32F, 1, 0, ksize=3)
+    gy = cv2.Sobel(img, cv2.CV_32F, 0, 1, ksize=3)
+    return cv2.magnitude(gx, gy)
+
+
+def _ncc(a: np.ndarray, b: np.ndarray) -> float:
+    a = a - float(a.mean())
+    b = b - float(b.mean())
+    den = math.sqrt(float((a * a).sum()) * float((b * b).sum()))
+    return float((a * b).sum()) / den if den > 0 else 0.0
 
 
 def _pixels_equal(a: np.ndarray, b: np.ndarray) -> bool:
@@ -254,33 +293,69 @@ def _search(
     return best, best_box
 
 
-def _verify_region(big: np.ndarray, box: Box, small: np.ndarray) -> float:
-    """Correlation of ``small`` with the region ``box`` (fractions) of ``big``, both raw grey,
-    at up to :data:`VERIFY_SIDE_PX`, unblurred, searching a small slack around the box."""
+@dataclass(frozen=True)
+class Verification:
+    """How well a match holds at verify resolution."""
+
+    ncc: float
+    """Aligned grey-level correlation (best over the small scale/position search)."""
+    gradient_ncc: float
+    """Correlation of gradient magnitudes at that alignment."""
+
+    @property
+    def confirmed(self) -> bool:
+        return self.ncc >= VERIFY_NCC and self.gradient_ncc >= VERIFY_GRADIENT_NCC
+
+    @property
+    def score(self) -> float:
+        return min(self.ncc, self.gradient_ncc)
+
+
+def _verify_region(big: np.ndarray, box: Box, small: np.ndarray) -> Verification:
+    """Check ``small`` against the region ``box`` (fractions) of ``big`` (both raw grey) at up
+    to :data:`VERIFY_SIDE_PX`: search a little scale and slack for the best aligned, lightly
+    blurred correlation, then correlate gradient magnitudes there."""
+    none = Verification(0.0, 0.0)
     bh_px, bw_px = big.shape
     x0, y0 = box.x * bw_px, box.y * bh_px
     bw, bh = box.w * bw_px, box.h * bh_px
-    if bw < 1 or bh < 1:
-        return 0.0
-    k = min(VERIFY_SIDE_PX / max(bw, bh), 1.0 if max(bw, bh) >= VERIFY_SIDE_PX else 4.0)
-    tw, th = max(int(round(bw * k)), 2), max(int(round(bh * k)), 2)
+    if bw < 2 or bh < 2:
+        return none
+    # Compare at the coarser of the two resolutions: never sharpen one side by upsampling.
+    side = min(float(VERIFY_SIDE_PX), max(float(max(small.shape)), MIN_VERIFY_SIDE_PX))
+    k = min(side / max(bw, bh), 4.0)
     pad_x, pad_y = bw * VERIFY_PAD, bh * VERIFY_PAD
     rx0, ry0 = max(int(x0 - pad_x), 0), max(int(y0 - pad_y), 0)
     rx1 = min(int(math.ceil(x0 + bw + pad_x)), bw_px)
     ry1 = min(int(math.ceil(y0 + bh + pad_y)), bh_px)
     region = big[ry0:ry1, rx0:rx1]
     if region.size == 0:
-        return 0.0
-    rsz = (max(int(round((rx1 - rx0) * k)), tw), max(int(round((ry1 - ry0) * k)), th))
+        return none
+    rsz = (max(int(round((rx1 - rx0) * k)), 2), max(int(round((ry1 - ry0) * k)), 2))
     interp_r = cv2.INTER_AREA if k < 1 else cv2.INTER_LINEAR
     reg = cv2.resize(region, rsz, interpolation=interp_r).astype(np.float32)
-    interp_t = cv2.INTER_AREA if tw < small.shape[1] else cv2.INTER_LINEAR
-    tpl = cv2.resize(small, (tw, th), interpolation=interp_t).astype(np.float32)
-    if float(tpl.std()) < MIN_TEXTURE_STD:
-        return 0.0
-    res = cv2.matchTemplate(reg, tpl, cv2.TM_CCOEFF_NORMED)
-    value = float(res.max())
-    return value if math.isfinite(value) else 0.0
+    reg_blur = cv2.GaussianBlur(reg, (0, 0), VERIFY_BLUR_SIGMA)
+    best = -1.0
+    best_at: tuple[int, int, np.ndarray] | None = None
+    for factor in VERIFY_SCALES:
+        tw, th = max(int(round(bw * k * factor)), 2), max(int(round(bh * k * factor)), 2)
+        if tw > reg.shape[1] or th > reg.shape[0]:
+            continue
+        interp_t = cv2.INTER_AREA if tw < small.shape[1] else cv2.INTER_LINEAR
+        tpl = cv2.resize(small, (tw, th), interpolation=interp_t).astype(np.float32)
+        tpl = cv2.GaussianBlur(tpl, (0, 0), VERIFY_BLUR_SIGMA)
+        if float(tpl.std()) < MIN_TEXTURE_STD:
+            continue
+        res = cv2.matchTemplate(reg_blur, tpl, cv2.TM_CCOEFF_NORMED)
+        _, max_val, _, loc = cv2.minMaxLoc(res)
+        if math.isfinite(max_val) and max_val > best:
+            best, best_at = float(max_val), (loc[0], loc[1], tpl)
+    if best_at is None:
+        return none
+    lx, ly, tpl = best_at
+    th, tw = tpl.shape
+    window = reg_blur[ly : ly + th, lx : lx + tw]
+    return Verification(best, _ncc(_gradient(window), _gradient(tpl)))
 
 
 # --------------------------------------------------------------------------------------------
@@ -357,7 +432,7 @@ class ReferenceScreen:
         w_min = max(MIN_TEMPLATE_SIDE_PX * max(ref_aspect, 1.0), MIN_CONTAIN_FRACTION * hw)
         return _search(hay, self._ref_grey, w_min, w_max)
 
-    def _verify(self, grey: np.ndarray, box: Box) -> float:
+    def _verify(self, grey: np.ndarray, box: Box) -> Verification:
         """The crop ``grey`` against the reference region ``box``, at verify resolution."""
         return _verify_region(self._ref_grey, box, grey)
 
@@ -407,21 +482,23 @@ class ReferenceScreen:
             canvas_items.append((pic, grey))
             whole = self._whole_match(grey)
             if whole >= MATCH_NCC:
-                result.findings.append(CopyFinding(pic.owner, "whole", whole))
-                continue
-            if _ink_fraction(grey) >= MIN_INK_FRACTION:
+                checked = self._verify(grey, Box(x=0, y=0, w=1, h=1))
+                if checked.confirmed:
+                    result.findings.append(CopyFinding(pic.owner, "whole", checked.score))
+                    continue
+            if _corner_count(grey) >= MIN_CORNERS:
                 score, box = self._best_match(grey, min_area=MIN_CROP_AREA_FRACTION)
                 if score >= MATCH_NCC and box is not None:
                     checked = self._verify(grey, box)
-                    if checked >= VERIFY_NCC:
-                        finding = CopyFinding(pic.owner, "crop", min(score, checked), box)
+                    if checked.confirmed:
+                        finding = CopyFinding(pic.owner, "crop", checked.score, box)
                         result.findings.append(finding)
                         continue
             score, box = self._contains_match(grey)
             if score >= MATCH_NCC and box is not None:
                 checked = _verify_region(grey, box, self._ref_grey)
-                if checked >= VERIFY_NCC:
-                    finding = CopyFinding(pic.owner, "contains", min(score, checked), None)
+                if checked.confirmed:
+                    finding = CopyFinding(pic.owner, "contains", checked.score, None)
                     result.findings.append(finding)
         flagged = {f.owner for f in result.findings}
         rest = [(p, g) for p, g in canvas_items if p.owner not in flagged]
@@ -465,13 +542,14 @@ class ReferenceScreen:
             ]
         owners = ", ".join(p.owner for p, _ in items)
         whole = self._whole_match(canvas)
+        full = Box(x=0, y=0, w=1, h=1)
         if whole >= MATCH_NCC:
-            return CopyFinding(
-                f"pictures {owners} (tiles)", "tiles", whole, Box(x=0, y=0, w=1, h=1)
-            )
+            checked = self._verify(canvas, full)
+            if checked.confirmed:
+                return CopyFinding(f"pictures {owners} (tiles)", "tiles", checked.score, full)
         score, box = self._best_match(canvas, min_area=MIN_CROP_AREA_FRACTION)
         if score >= MATCH_NCC and box is not None:
             checked = self._verify(canvas, box)
-            if checked >= VERIFY_NCC:
-                return CopyFinding(f"pictures {owners} (tiles)", "tiles", min(score, checked), box)
+            if checked.confirmed:
+                return CopyFinding(f"pictures {owners} (tiles)", "tiles", checked.score, box)
         return None

@@ -70,6 +70,44 @@ def diagram_image(seed: int = 0, size: tuple[int, int] = (1200, 800), n_nodes: i
     return _png(img)
 
 
+def sparse_diagram_image(seed: int = 0, size: tuple[int, int] = (1600, 900)) -> bytes:
+    """A PNG like a published figure: two titled panels, small rounded nodes with short labels,
+    2 px elbow arrows and much white space (hard for copy screening: little ink). Seeded."""
+    rng = random.Random(seed)
+    w, h = size
+    img = np.full((h, w, 3), 255, np.uint8)
+    words = ["Encode", "Rank", "Fuse", "Norm", "Pool", "Merge", "Score", "Filter", "Embed", "Mask"]
+    fills = [(236, 236, 236), (255, 242, 204), (229, 222, 242), (220, 238, 250)]
+    for panel in range(2):
+        px0, px1 = int(w * (0.03 + panel * 0.485)), int(w * (0.485 + panel * 0.485))
+        cv2.rectangle(img, (px0, int(h * 0.05)), (px1, int(h * 0.95)), (170, 170, 170), 2)
+        titles = ["Training", "Analysis", "Inference", "Data", "Evaluation", "Sampling"]
+        title = titles[(2 * seed + panel) % len(titles)]  # neighbouring seeds never share one
+        cv2.putText(img, title, (px0 + 14, int(h * 0.1)), cv2.FONT_HERSHEY_SIMPLEX, 0.8,
+                    (0, 0, 0), 2, cv2.LINE_AA)  # fmt: skip
+        n = rng.randint(3, 4)
+        prev = None
+        for i in range(n):
+            cx = px0 + int((i + 0.5) * (px1 - px0) / n)
+            cy = int(h * rng.choice([0.45, 0.7, 0.8]))
+            bw, bh = 130, 80
+            cv2.rectangle(img, (cx - bw // 2, cy - bh // 2), (cx + bw // 2, cy + bh // 2),
+                          rng.choice(fills), -1)  # fmt: skip
+            cv2.rectangle(img, (cx - bw // 2, cy - bh // 2), (cx + bw // 2, cy + bh // 2),
+                          (80, 80, 80), 2, cv2.LINE_AA)  # fmt: skip
+            label = f"{rng.choice(words)}-{rng.randint(10, 99)}"  # labels differ across seeds
+            cv2.putText(img, label, (cx - 55, cy + 7), cv2.FONT_HERSHEY_SIMPLEX,
+                        0.6, (20, 20, 20), 1, cv2.LINE_AA)  # fmt: skip
+            if prev is not None:
+                (qx, qy) = prev
+                cv2.line(img, (qx + bw // 2, qy), (cx - bw // 2 - 20, qy), (50, 50, 50), 2)
+                cv2.arrowedLine(
+                    img, (cx - bw // 2 - 20, qy), (cx - bw // 2 - 20, cy), (50, 50, 50), 2
+                )
+            prev = (cx, cy)
+    return _png(img)
+
+
 def photo_image(seed: int = 0, size: tuple[int, int] = (640, 480)) -> bytes:
     """A PNG of smooth random colour fields (photo-like texture). ``size`` in pixels."""
     rng = np.random.default_rng(seed)

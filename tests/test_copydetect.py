@@ -21,6 +21,7 @@ from tests.decks import (
     jpeg,
     photo_image,
     resized,
+    sparse_diagram_image,
     tiles,
 )
 
@@ -144,6 +145,40 @@ def test_a_different_diagram_is_not_flagged(screen: ReferenceScreen) -> None:
 def test_crops_and_tiles_of_a_different_diagram_are_not_flagged(screen: ReferenceScreen) -> None:
     other = diagram_image(seed=5)
     assert screen.screen([_pic(cropped(other, (0.1, 0.1, 0.5, 0.5)))], SLIDE_ASPECT).findings == []
+    assert screen.screen(_tiled(other, 3, 3), SLIDE_ASPECT).findings == []
+
+
+@pytest.fixture(scope="module")
+def sparse(tmp_path_factory: pytest.TempPathFactory) -> tuple[bytes, ReferenceScreen]:
+    png = sparse_diagram_image(seed=11)
+    path = tmp_path_factory.mktemp("sparse") / "reference.png"
+    path.write_bytes(png)
+    return png, ReferenceScreen(path)
+
+
+@pytest.mark.parametrize(
+    ("box", "factor", "quality"),
+    [((0.05, 0.3, 0.45, 0.6), 0.5, None), ((0.5, 0.35, 0.45, 0.55), 1.0, 40)],
+)
+def test_crop_of_a_sparse_thin_line_figure_is_caught(
+    sparse: tuple[bytes, ReferenceScreen], box, factor: float, quality: int | None
+) -> None:
+    png, screen = sparse
+    data = cropped(png, box, factor)
+    if quality is not None:
+        data = jpeg(data, quality)
+    assert _kinds(screen.screen([_pic(data)], SLIDE_ASPECT)) == ["crop"]
+
+
+def test_pieces_of_another_figure_in_the_same_style_are_not_flagged(
+    sparse: tuple[bytes, ReferenceScreen],
+) -> None:
+    _, screen = sparse
+    other = sparse_diagram_image(seed=12)
+    pieces = [_pic(cropped(other, (0.05, 0.3, 0.45, 0.6)))]
+    pieces += [_pic(cropped(other, (0.5, 0.35, 0.45, 0.55)), owner="second")]
+    assert screen.screen(pieces[:1], SLIDE_ASPECT).findings == []
+    assert screen.screen(pieces[1:], SLIDE_ASPECT).findings == []
     assert screen.screen(_tiled(other, 3, 3), SLIDE_ASPECT).findings == []
 
 
