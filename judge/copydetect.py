@@ -342,8 +342,8 @@ def _verify_region(big: np.ndarray, box: Box, small: np.ndarray) -> Verification
         if tw > reg.shape[1] or th > reg.shape[0]:
             continue
         interp_t = cv2.INTER_AREA if tw < small.shape[1] else cv2.INTER_LINEAR
-        tpl = cv2.resize(small, (tw, th), interpolation=interp_t).astype(np.float32)
-        tpl = cv2.GaussianBlur(tpl, (0, 0), VERIFY_BLUR_SIGMA)
+        sized = cv2.resize(small, (tw, th), interpolation=interp_t).astype(np.float32)
+        tpl = cv2.GaussianBlur(sized, (0, 0), VERIFY_BLUR_SIGMA)
         if float(tpl.std()) < MIN_TEXTURE_STD:
             continue
         res = cv2.matchTemplate(reg_blur, tpl, cv2.TM_CCOEFF_NORMED)
