@@ -62,6 +62,8 @@ class GNode:
     """Text lines the label occupies (OCR) or paragraphs (object tree)."""
     bold: bool | None = None
     text_rgb: str | None = None
+    text_stroke_px: float | None = None
+    """Measured glyph stroke width of the label (pixels of the graph's image; bold is ~1.5x)."""
     font_size_pt: float | None = None
     source: list[str] = field(default_factory=list)
     """Where it came from: ``blob:3``, ``shape:12`` (object-tree shape id)."""
@@ -178,14 +180,48 @@ def _inside(pt: tuple[float, float], box: tuple[float, float, float, float]) -> 
     return x <= pt[0] <= x + w and y <= pt[1] <= y + h
 
 
+TEXT_INK_DIFF = 80
+"""Glyph pixels differ from the node's interior by more than this (anti-aliased rims less)."""
+
+
+def text_style(
+    img: np.ndarray, box: tuple[float, float, float, float], interior: tuple[int, int, int]
+) -> tuple[str | None, float | None]:
+    """(text colour RRGGBB, glyph stroke width px) of the text in an image-frame box."""
+    import cv2
+
+    from judge.tools.nodes import dominant_bgr, hex_of
+
+    x, y, w, h = (int(round(v)) for v in box)
+    crop = img[max(0, y) : y + h, max(0, x) : x + w]
+    if crop.size == 0:
+        return None, None
+    diff = np.abs(crop.astype(np.int16) - np.asarray(interior, np.int16)).max(axis=2)
+    if int(diff.max()) <= TEXT_INK_DIFF:
+        return None, None
+    core = diff > TEXT_INK_DIFF
+    colour = hex_of(dominant_bgr(crop[core]))
+    # glyph coverage at half contrast, so the measure does not depend on the resolution's
+    # anti-aliasing; stroke width = 2 x area / perimeter (perimeter ~ twice the stroke length)
+    mask = (diff > diff.max() / 2).astype(np.uint8)
+    contours, _ = cv2.findContours(mask, cv2.RETR_LIST, cv2.CHAIN_APPROX_NONE)
+    perimeter = sum(cv2.arcLength(c, True) for c in contours)
+    if perimeter <= 0:
+        return colour, None
+    return colour, round(2.0 * float(mask.sum()) / perimeter, 2)
+
+
 def read_raster_graph(
     source: str,
     size: tuple[int, int],
     blobs: list[Blob],
     lines: list[LineComp],
     ocr: list[OcrLine],
+    img: np.ndarray | None = None,
 ) -> Graph:
     """The graph of a raster from its blobs, line components and OCR (all image frame).
+
+    With ``img`` (BGR), each label's text colour and stroke width are measured too.
 
     Nodes are blobs holding no other blob (leaves); their labels are the OCR lines centred in
     them. Blobs holding others are panels, titled by their own OCR lines. Edges come from line
@@ -206,6 +242,9 @@ def read_raster_graph(
         texts = [ocr[k] for k in mine]
         label = " ".join(t.text for t in texts)
         conf = min((t.confidence for t in texts), default=0.0)
+        text_rgb, stroke = None, None
+        if img is not None and texts:
+            text_rgb, stroke = text_style(img, texts[0].box, b.interior_bgr)
         nid = f"n{len(g.nodes)}"
         ids[i] = nid
         g.nodes.append(
@@ -220,6 +259,8 @@ def read_raster_graph(
                 corner_radius_frac=round(b.corner_radius_frac, 3),
                 text_height_px=round(texts[0].box[3], 1) if texts else None,
                 lines=len(texts),
+                text_rgb=text_rgb,
+                text_stroke_px=stroke,
                 source=[f"blob:{i}"],
             )
         )

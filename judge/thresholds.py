@@ -166,6 +166,10 @@ FONT_SIZE_RATIO = 1.25
 """Text height differing from the reference's by more than this factor (either way), after
 global scale, is a font-size finding (one step of the usual size ladder is ~1.2)."""
 
+FONT_STYLE_RATIO = 1.3
+"""Glyph stroke width differing by more than this factor (after global scale) is a font-style
+finding: bold strokes are ~1.5x regular ones; rendering differences stay within ~1.15."""
+
 COLOUR_DE = 12.0
 """CIEDE2000 above this is a different colour (JND is ~2.3; anti-aliasing and JPEG stay under
 8; a different hue or clearly different shade is above 15)."""

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
@@ -90,3 +91,69 @@ def test_faithful_deck_passes_render_gate_and_gives_valid_detail(cases: dict) ->
     tax = load_taxonomy()
     for f in v.findings:
         assert f.subtype in tax.subtypes()
+
+
+FIXTURE_BENCH = Path(__file__).resolve().parents[1] / "fixtures" / "bench"
+TASK = "s7-flow02"
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not (FIXTURE_BENCH / "labels.jsonl").is_file(), reason="no fixtures/bench")
+def test_judge_run_with_builtin_matches_fixture_labels(tmp_path: Path, render_pool: object) -> None:
+    """The real graph (Stage 0, LibreOffice, rounds) with the builtin backend on one fixture task:
+    faithful free lines pass, a wrong fill passes with a node_fill finding, overflowing text
+    fails the render gate."""
+    import shutil
+
+    from judge.rundir import read_results
+    from judge.runner import RunSettings, run_bench
+
+    bench = tmp_path / "bench"
+    shutil.copytree(FIXTURE_BENCH / "tasks" / TASK, bench / "tasks" / TASK)
+    configs = ("agent-careful", "agent-sloppy", "agent-wrong")
+    for cfg in configs:
+        (bench / "candidates" / cfg).mkdir(parents=True)
+        shutil.copy(FIXTURE_BENCH / "candidates" / cfg / f"{TASK}.pptx", bench / "candidates" / cfg)
+    run = tmp_path / "run"
+    run_bench(bench, run, RunSettings(judge="builtin"), render_pool=render_pool)
+    results = {c.config_id: c for c in read_results(run)}
+    assert results["agent-careful"].gate == "pass"
+    assert results["agent-sloppy"].gate == "pass"
+    assert "node_fill" in {f.subtype for f in results["agent-sloppy"].findings}
+    assert results["agent-wrong"].gate == "render"
+    assert results["agent-wrong"].gate_votes == {"render": 3}
+
+
+REAL_DECKS = Path("/work/shared/real-decks")
+SOME_REAL = ("poi_shapes.pptx", "poi_table_test.pptx", "poi_SmartArt.pptx", "poi_rain.pptx")
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not REAL_DECKS.is_dir(), reason="no real decks on this machine")
+def test_real_decks_get_verdicts_not_crashes(tmp_path: Path, render_pool: object) -> None:
+    """Decks the judge was not built for (tables, SmartArt, pictures): every stage submits a
+    valid verdict against a generated reference."""
+    from generation.diagram import make_diagram
+    from generation.draw import draw_reference
+
+    ref = tmp_path / "reference.png"
+    draw_reference(make_diagram("real", 3)).save(ref)
+    for name in SOME_REAL:
+        deck = REAL_DECKS / name
+        if not deck.is_file():
+            continue
+        cd = CaseDir(tmp_path / deck.stem)
+        cd.root.mkdir()
+        render_pool.render(deck, cd.render_png)  # type: ignore[attr-defined]
+        pair = prepare_pair(ref, cd.render_png, cd.pair_png)
+        cand = Candidate(
+            case_id=f"real/{deck.stem}",
+            task_id=deck.stem,
+            config_id="real",
+            pptx=str(deck),
+            reference=str(ref),
+        )
+        ctx = make_context(cand, cd, pair, render_pool.export_svg)  # type: ignore[attr-defined]
+        GateVerdict.model_validate(drive(ctx, "semantic")[0])
+        GateVerdict.model_validate(drive(ctx, "render")[0])
+        DetailVerdict.model_validate(drive(ctx, "detail")[0])

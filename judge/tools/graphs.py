@@ -28,6 +28,7 @@ from judge.thresholds import (
     CORNER_RADIUS_FRAC,
     DISPLACEMENT_FRAC,
     FONT_SIZE_RATIO,
+    FONT_STYLE_RATIO,
     INLIER_FRAC,
     LINE_WIDTH_RATIO,
     MIN_ALIGN_NODES,
@@ -52,6 +53,7 @@ def raster_graph(ctx: ToolContext, which: str) -> Graph:
             blobs_cached(ctx, which),
             lines_cached(ctx, which),
             ocr_full(ctx, which),
+            img,
         )
 
     return memo(ctx, f"graph:{which}", compute)
@@ -247,6 +249,7 @@ def detail_measurements(ctx: ToolContext) -> dict[str, Any]:
         else:
             text_scale = None
         fill_bad, stroke_bad, radius_bad, font_bad = [], [], [], []
+        colour_bad, style_bad = [], []
         for r, c in pairs:
             if r.interior and c.interior:
                 de = ciede2000_bgr(rgb_hex_to_bgr(r.interior), rgb_hex_to_bgr(c.interior))
@@ -259,6 +262,14 @@ def detail_measurements(ctx: ToolContext) -> dict[str, Any]:
             if r.corner_radius_frac is not None and c.corner_radius_frac is not None:
                 if abs(r.corner_radius_frac - c.corner_radius_frac) > CORNER_RADIUS_FRAC:
                     radius_bad.append((r, c))
+            if r.text_rgb and c.text_rgb:
+                de = ciede2000_bgr(rgb_hex_to_bgr(r.text_rgb), rgb_hex_to_bgr(c.text_rgb))
+                if de > COLOUR_DE:
+                    colour_bad.append((r, c, de))
+            if text_scale and r.text_stroke_px and c.text_stroke_px:
+                ratio = c.text_stroke_px * text_scale / r.text_stroke_px
+                if ratio > FONT_STYLE_RATIO or ratio < 1 / FONT_STYLE_RATIO:
+                    style_bad.append((r, ratio))
             if text_scale and r.text_height_px and c.text_height_px and r.lines == c.lines:
                 ratio = c.text_height_px * text_scale / r.text_height_px
                 if ratio > FONT_SIZE_RATIO or ratio < 1 / FONT_SIZE_RATIO:
@@ -282,6 +293,14 @@ def detail_measurements(ctx: ToolContext) -> dict[str, Any]:
                 f"corner radius {c.corner_radius_frac:.2f} vs {r.corner_radius_frac:.2f} of the "
                 "short side",
             )
+        for r, c, de in colour_bad:
+            add(
+                "text_color",
+                f'node "{r.label}"',
+                f"text colour {c.text_rgb} vs {r.text_rgb} (dE2000 {de:.1f})",
+            )
+        for r, ratio in style_bad:
+            add("font_style", f'node "{r.label}"', f"glyph strokes x{ratio:.2f} of the reference")
         for r, ratio in font_bad:
             add("font_size", f'node "{r.label}"', f"text height x{ratio:.2f} of the reference")
         # edges: dash, width, heads
