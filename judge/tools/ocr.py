@@ -23,6 +23,11 @@ _ENGINE: Any = None
 _ENGINE_LOCK = threading.Lock()
 _RUN_LOCK = threading.Lock()
 
+DET_MAX_SIDE = 960
+"""Text detection runs on the image scaled to at most this side (recognition still reads the
+full-resolution crops): 16 px labels of a 1600 px figure stay ~10 px tall, which the detector
+finds, and detection is ~4x faster than on a 2000 px render."""
+
 _MODEL_FILES = {
     "Det.model_path": "PP-OCRv6_det_small.onnx",
     "Rec.model_path": "PP-OCRv6_rec_small.onnx",
@@ -64,7 +69,12 @@ def _engine() -> Any:
             for name in ("RapidOCR", "rapidocr", "onnxruntime"):
                 logging.getLogger(name).setLevel(logging.ERROR)
             models = Path(rapidocr.__file__).parent / "models"
-            params: dict[str, Any] = {"Global.log_level": "error", "Global.use_cls": False}
+            params: dict[str, Any] = {
+                "Global.log_level": "error",
+                "Global.use_cls": False,
+                "Det.limit_type": "max",
+                "Det.limit_side_len": DET_MAX_SIDE,
+            }
             for key, fname in _MODEL_FILES.items():
                 path = models / fname
                 if not path.is_file():
