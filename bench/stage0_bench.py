@@ -8,7 +8,13 @@ across candidates of a task (as in a batch run); one figure drops that cache eve
 
 Target (issue 2): median under 100 ms per typical candidate.
 
-Example: .venv/bin/python bench/stage0_bench.py --decks 30
+``--copy-eval`` also measures the reference-copy screen on seeded synthetic figures (dense and
+sparse thin-line styles): copies (crops at random places and scales, some JPEG-recompressed,
+resized wholes, 3x3 / 5x4 / 4x4-of-JPEG tiles, the reference pasted with margins) against
+look-alikes (other figures whole, cropped, tiled or padded; icons; a photo), and prints the
+counts of caught copies and of flagged look-alikes.
+
+Example: .venv/bin/python bench/stage0_bench.py --decks 30 --copy-eval
 """
 
 from __future__ import annotations
@@ -25,7 +31,19 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # for tests.decks
 
 from judge import stage0  # noqa: E402
 from judge.stage0 import validate  # noqa: E402
-from tests.decks import Pic, diagram_image, icon_image, make_deck  # noqa: E402
+from tests.decks import (  # noqa: E402
+    Pic,
+    cropped,
+    decode,
+    diagram_image,
+    icon_image,
+    jpeg,
+    make_deck,
+    photo_image,
+    resized,
+    sparse_diagram_image,
+    tiles,
+)
 
 TARGET_MS = 100.0
 """Issue 2's target: Stage 0 median per typical candidate, milliseconds."""
@@ -64,6 +82,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--decks", type=int, default=30)
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--copy-eval", action="store_true", help="Also evaluate the copy screen.")
+    parser.add_argument("--verbose", action="store_true", help="Name each miss and false flag.")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="stage0-bench-") as tmp:
         decks, reference = build(Path(tmp), args.decks)
@@ -86,6 +106,92 @@ def main() -> None:
     print(f"  load average at the end: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
     verdict = "meets" if med < TARGET_MS else "MISSES"
     print(f"  target median < {TARGET_MS:.0f} ms: {verdict}")
+    if args.copy_eval:
+        with tempfile.TemporaryDirectory(prefix="stage0-copy-") as tmp:
+            c = copy_eval(Path(tmp), verbose=args.verbose)
+        print("Reference-copy screen on synthetic figures (6 references)")
+        print(f"  copies caught {c['tp']} of {c['tp'] + c['fn']}")
+        print(f"  look-alikes flagged {c['fp']} of {c['fp'] + c['tn']}")
+
+
+def copy_eval(folder: Path, seed: int = 5, verbose: bool = False) -> dict[str, int]:
+    """Counts of caught copies (tp), missed copies (fn), flagged look-alikes (fp), clean
+    look-alikes (tn) over seeded synthetic figures; see the module docstring."""
+    import random
+
+    import cv2
+    import numpy as np
+
+    from judge.copydetect import ReferenceScreen, _corner_count, _grey, decode_rgb
+    from judge.ooxml import PictureBlob
+    from judge.schema import Box
+
+    aspect = 16 / 9
+    figures = [diagram_image(s) for s in (1, 2, 3)] + [sparse_diagram_image(s) for s in (1, 2, 3)]
+    rng = random.Random(seed)
+
+    def pic(data: bytes, box=(0.1, 0.1, 0.3, 0.3), owner: str = "p") -> PictureBlob:
+        return PictureBlob(owner, 1, Box(x=box[0], y=box[1], w=box[2], h=box[3]), "m", data, True)
+
+    def tiled(data: bytes, cols: int, rows: int) -> list[PictureBlob]:
+        im = decode(data)
+        ra = im.shape[1] / im.shape[0]
+        w, h = 0.8, 0.8 * aspect / ra
+        if h > 0.9:
+            h, w = 0.9, 0.9 * ra / aspect
+        return [
+            pic(d, (0.05 + b[0] * w, 0.05 + b[1] * h, b[2] * w, b[3] * h), f"t{i}")
+            for i, (d, b) in enumerate(tiles(data, cols, rows))
+        ]
+
+    def padded(data: bytes, pad: float) -> bytes:
+        rgb = decode(data)
+        h, w = rgb.shape[:2]
+        big = np.full((int(h * (1 + 2 * pad)), int(w * (1 + 2 * pad)), 3), 255, np.uint8)
+        big[:h, :w] = rgb
+        return cv2.imencode(".png", big)[1].tobytes()
+
+    def region() -> tuple[float, float, float, float]:
+        w, h = rng.uniform(0.3, 0.7), rng.uniform(0.3, 0.7)
+        return (rng.uniform(0, 1 - w), rng.uniform(0, 1 - h), w, h)
+
+    counts = {"tp": 0, "fn": 0, "fp": 0, "tn": 0}
+    for i, fig in enumerate(figures):
+        ref = folder / f"fig{i}.png"
+        ref.write_bytes(fig)
+        screen = ReferenceScreen(ref)
+        cases: list[tuple[list[PictureBlob], bool]] = []
+        for k in range(8):
+            c = cropped(fig, region(), rng.choice([0.4, 0.6, 0.8, 1.0, 1.3, 1.7]))
+            cases.append(([pic(jpeg(c, rng.choice([30, 50, 80])) if k % 2 else c)], True))
+        cases += [
+            ([pic(resized(fig, 0.5))], True),
+            ([pic(jpeg(fig, 40, 0.6))], True),
+            (tiled(fig, 3, 3), True),
+            (tiled(fig, 5, 4), True),
+            (tiled(jpeg(fig, 60, 0.8), 4, 4), True),
+            ([pic(padded(fig, 0.3))], True),
+        ]
+        for j, other in enumerate(figures):
+            if j == i:
+                continue
+            cases += [([pic(other)], False), (tiled(other, 3, 3), False)]
+            cases += [([pic(padded(other, 0.3))], False)]
+            cases += [([pic(cropped(other, region()))], False) for _ in range(2)]
+        icons = [pic(icon_image(n), (0.1 + 0.2 * n, 0.6, 0.1, 0.13), f"i{n}") for n in range(3)]
+        cases += [(icons, False), ([pic(photo_image(3))], False)]
+        for pics, is_copy in cases:
+            found = screen.screen(pics, aspect).findings
+            hit = bool(found)
+            key = ("tp" if hit else "fn") if is_copy else ("fp" if hit else "tn")
+            counts[key] += 1
+            if key in ("fn", "fp") and verbose:
+                shown = [_corner_count(_grey(decode_rgb(p.blob, "bench"))) for p in pics]
+                print(
+                    f"  {key}: figure {i}, corners per picture {shown}",
+                    [f.describe() for f in found],
+                )
+    return counts
 
 
 def _p90(values: list[float]) -> float:

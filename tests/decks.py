@@ -78,19 +78,22 @@ def sparse_diagram_image(seed: int = 0, size: tuple[int, int] = (1600, 900)) -> 
     img = np.full((h, w, 3), 255, np.uint8)
     words = ["Encode", "Rank", "Fuse", "Norm", "Pool", "Merge", "Score", "Filter", "Embed", "Mask"]
     fills = [(236, 236, 236), (255, 242, 204), (229, 222, 242), (220, 238, 250)]
+    split = rng.uniform(0.42, 0.58)  # where the two panels meet: layouts differ by seed
     for panel in range(2):
-        px0, px1 = int(w * (0.03 + panel * 0.485)), int(w * (0.485 + panel * 0.485))
-        cv2.rectangle(img, (px0, int(h * 0.05)), (px1, int(h * 0.95)), (170, 170, 170), 2)
+        px0 = int(w * (0.03 if panel == 0 else split + 0.01))
+        px1 = int(w * (split - 0.01 if panel == 0 else 0.97))
+        py0, py1 = int(h * rng.uniform(0.03, 0.08)), int(h * rng.uniform(0.92, 0.97))
+        cv2.rectangle(img, (px0, py0), (px1, py1), (170, 170, 170), 2)
         titles = ["Training", "Analysis", "Inference", "Data", "Evaluation", "Sampling"]
         title = titles[(2 * seed + panel) % len(titles)]  # neighbouring seeds never share one
-        cv2.putText(img, title, (px0 + 14, int(h * 0.1)), cv2.FONT_HERSHEY_SIMPLEX, 0.8,
+        cv2.putText(img, title, (px0 + 14, py0 + 40), cv2.FONT_HERSHEY_SIMPLEX, 0.8,
                     (0, 0, 0), 2, cv2.LINE_AA)  # fmt: skip
         n = rng.randint(3, 4)
         prev = None
         for i in range(n):
-            cx = px0 + int((i + 0.5) * (px1 - px0) / n)
-            cy = int(h * rng.choice([0.45, 0.7, 0.8]))
-            bw, bh = 130, 80
+            cx = px0 + int((i + rng.uniform(0.4, 0.6)) * (px1 - px0) / n)
+            cy = int(h * rng.uniform(0.4, 0.8))
+            bw, bh = rng.randint(115, 150), rng.randint(70, 90)
             cv2.rectangle(img, (cx - bw // 2, cy - bh // 2), (cx + bw // 2, cy + bh // 2),
                           rng.choice(fills), -1)  # fmt: skip
             cv2.rectangle(img, (cx - bw // 2, cy - bh // 2), (cx + bw // 2, cy + bh // 2),
