@@ -37,7 +37,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from scipy.stats import kendalltau
 
 from judge.errors import BenchmarkError, TaxonomyError
-from judge.rundir import RESULTS, RUN_MANIFEST, atomic_write_text, case_dir
+from judge.rundir import CASES, RESULTS, RUN_MANIFEST, atomic_write_text, case_dir
 from judge.schema import (
     ArtifactReport,
     CaseGate,
@@ -232,6 +232,27 @@ def _file_names(n_rounds: int) -> tuple[str, list[str]]:
     return stage0, [str(proto.round_json(k).relative_to(proto.root)) for k in range(n_rounds)]
 
 
+READ_CHUNK = 1 << 20
+"""Bytes per read() call; frozen verdict files are a few KB, so one call reads them whole."""
+
+
+def _read_bytes(path: str) -> bytes:
+    """A whole file, with fewer system calls than ``open().read()`` (no fstat, no buffer).
+
+    A short read of a regular file means end of file, so small files take one read() call.
+    """
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        chunks = []
+        while True:
+            chunk = os.read(fd, READ_CHUNK)
+            chunks.append(chunk)
+            if len(chunk) < READ_CHUNK:
+                return b"".join(chunks)
+    finally:
+        os.close(fd)
+
+
 def _read_case(
     run: Path, recorded: RecordedCase, names: tuple[str, list[str]]
 ) -> tuple[ArtifactReport | None, list[RoundResult], str | None]:
@@ -240,13 +261,14 @@ def _read_case(
     ``names`` comes from :func:`_file_names`; paths are joined as strings because pathlib
     parsing was a fifth of the time of rescoring a large run.
     """
-    root = str(case_dir(run, recorded.config_id, recorded.task_id).root)
+    # The layout of judge.rundir.case_dir, joined as strings (the tests read runs written
+    # through case_dir, so a layout change there fails them).
+    root = os.path.join(run, CASES, recorded.config_id, recorded.task_id)
     stage0_name, round_names = names
     stage0_path = os.path.join(root, stage0_name)
     report: ArtifactReport | None = None
     try:
-        with open(stage0_path, "rb") as fh:
-            report = ArtifactReport.model_validate_json(fh.read())
+        report = ArtifactReport.model_validate_json(_read_bytes(stage0_path))
     except FileNotFoundError:
         report = None
     except (ValidationError, OSError) as exc:
@@ -256,8 +278,7 @@ def _read_case(
     for k, name in enumerate(round_names):
         path = os.path.join(root, name)
         try:
-            with open(path, "rb") as fh:
-                data = fh.read()
+            data = _read_bytes(path)
         except FileNotFoundError:
             rounds.append(RoundResult(case_id=recorded.case_id, round_index=k, status="skipped"))
             continue
