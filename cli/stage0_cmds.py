@@ -26,15 +26,21 @@ RENDER_TIMEOUT_S = 60.0
 
 
 def _status(check: CheckResult) -> str:
-    if check.skipped and check.passed:
+    """PASS, FAIL, or SKIP (not run: after a failed open it counts as failed; ``--no-render``
+    counts as passed)."""
+    if check.skipped:
         return "SKIP"
     return "PASS" if check.passed else "FAIL"
 
 
 def format_report(report: ArtifactReport) -> str:
     """The human-readable report: a verdict line, one line per check, then the audit."""
-    failed = report.failures
-    verdict = "VALID" if report.valid else f"INVALID ({len(failed)} of {len(report.checks)} failed)"
+    failed = [c for c in report.checks if not c.passed and not c.skipped]
+    unchecked = [c for c in report.checks if not c.passed and c.skipped]
+    verdict = f"INVALID ({len(failed)} of {len(report.checks)} checks failed"
+    verdict += f", {len(unchecked)} not checked)" if unchecked else ")"
+    if report.valid:
+        verdict = "VALID"
     lines = [f"{report.path}: {verdict} in {report.seconds:.2f} s"]
     width = max((len(c.name) for c in report.checks), default=0)
     for c in report.checks:
