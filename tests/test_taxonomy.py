@@ -363,3 +363,12 @@ def test_cli_show_of_bad_file_is_one_clear_error(tmp_path):
     assert result.exit_code == 2
     assert "error:" in result.output and "tiers.low" in result.output
     assert "Traceback" not in result.output
+
+
+def test_cli_show_json_is_the_canonical_form_the_hash_is_taken_of():
+    import hashlib
+
+    result = runner.invoke(app, ["taxonomy", "show", "--json"])
+    assert result.exit_code == 0, result.output
+    digest = hashlib.sha256(result.output.rstrip("\n").encode("utf-8")).hexdigest()
+    assert digest == taxonomy_hash(load_taxonomy())
