@@ -404,14 +404,11 @@ def _cached_screen(
     return ReferenceScreen(reference, assets_dir)
 
 
-def _check_render(pptx: Path, render: Render | None) -> CheckResult:
+def render_check(result: RenderResult) -> CheckResult:
+    """The ``renders`` check for a finished render: fails when its PNG is unreadable or blank
+    (no pixel differs from the median border colour by more than the content threshold of
+    :mod:`judge.prepare`). For pipelines that render outside :func:`validate`."""
     name = "renders"
-    if render is None:
-        return _skip(name, "not rendered (--no-render)", passed=True)
-    try:
-        result = render(pptx)
-    except RenderError as exc:
-        return _fail(name, f"LibreOffice could not render it: {exc}")
     try:
         rgb = np.asarray(load_rgb(Path(result.png)))
     except ImagePrepError as exc:
@@ -420,6 +417,17 @@ def _check_render(pptx: Path, render: Render | None) -> CheckResult:
     if content_box(rgb, bg) is None:
         return _fail(name, f"render is blank ({result.width_px}x{result.height_px} px, all {bg})")
     return _ok(name, f"rendered {result.width_px}x{result.height_px} px in {result.seconds:.2f} s")
+
+
+def _check_render(pptx: Path, render: Render | None) -> CheckResult:
+    name = "renders"
+    if render is None:
+        return _skip(name, "not rendered (--no-render)", passed=True)
+    try:
+        result = render(pptx)
+    except RenderError as exc:
+        return _fail(name, f"LibreOffice could not render it: {exc}")
+    return render_check(result)
 
 
 # --------------------------------------------------------------------------------------------
