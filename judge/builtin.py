@@ -40,7 +40,7 @@ PLANS: dict[str, list[str]] = {
 
 NODE_CATEGORY_SUBTYPES = ("node_position", "node_fill", "node_stroke", "corner_radius", "font_size")
 EDGE_SUBTYPES = ("dash_style", "line_width", "arrowhead_style")
-TEXT_FIT_SUBTYPES = ("overflow", "text_overlap", "unexpected_wrap")
+TEXT_FIT_SUBTYPES = ("overflow", "text_overlap", "unexpected_wrap", "clipping")
 
 
 class BuiltinJudgeModel(BaseChatModel):
@@ -200,8 +200,9 @@ def render_verdict(results: dict[str, dict[str, Any]]) -> dict[str, Any]:
             {
                 "target": "text frames",
                 "evidence": f"{text_frac:.0%} of {tf.get('text_frames')} text frames overflow "
-                f"({tf.get('overflowing')}), overlap ({tf.get('overlapping')}) or wrap "
-                f"({tf.get('wrapped')}); the limit is {TEXT_DEFECT_MAX_FRAC:.0%}",
+                f"({tf.get('overflowing')}), overlap ({tf.get('overlapping')}), run off the "
+                f"slide ({tf.get('clipped', 0)}) or wrap ({tf.get('wrapped')}); the limit is "
+                f"{TEXT_DEFECT_MAX_FRAC:.0%}",
             }
         )
     if block > RENDER_DEFECT_MAX_FRAC:
@@ -240,34 +241,22 @@ def detail_verdict(
     if tf.get("available"):
         for f in tf.get("frames", []):
             where = f'text "{f["text"][:40]}"'
-            if f.get("overflow"):
-                raw.append(
-                    {
-                        "subtype": "overflow",
-                        "location": where,
-                        "description": "text runs beyond its shape",
-                        "count": 1,
-                    }
-                )
-            if f.get("overlaps"):
-                raw.append(
-                    {
-                        "subtype": "text_overlap",
-                        "location": where,
-                        "description": "its text overlaps another frame's",
-                        "count": 1,
-                    }
-                )
-            if f.get("lines", 1) > f.get("paragraphs", 1):
-                raw.append(
-                    {
-                        "subtype": "unexpected_wrap",
-                        "location": where,
-                        "description": f"rendered on {f['lines']} lines for "
-                        f"{f['paragraphs']} paragraph(s)",
-                        "count": 1,
-                    }
-                )
+            needed = f.get("needed", f.get("paragraphs", 1))
+            checks = [
+                ("overflow", f.get("overflow"), "text runs beyond its shape"),
+                ("text_overlap", f.get("overlaps"), "its text overlaps another frame's"),
+                ("clipping", f.get("clipped"), "its text runs off the slide"),
+                (
+                    "unexpected_wrap",
+                    f.get("lines", 1) > needed,
+                    f"rendered on {f.get('lines')} lines where {needed} are needed",
+                ),
+            ]
+            for subtype, hit, text in checks:
+                if hit:
+                    raw.append(
+                        {"subtype": subtype, "location": where, "description": text, "count": 1}
+                    )
     n_nodes = max(1, int(md.get("nodes", 0)))
     n_edges = max(1, int(md.get("edges", 0)))
     n_text = max(1, int(tf.get("text_frames", 0) or n_nodes))

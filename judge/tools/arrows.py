@@ -33,6 +33,8 @@ MIN_WORD_CHARS = 2
 """OCR lines with fewer letters/digits than this are arrowheads or line ends misread as text."""
 
 DASH_MIN_PIECES = 4
+DASH_GAP_WIDTHS = 3.5
+"""The dash-joining closing is at least this many line widths (OOXML dash gaps are 3 widths)."""
 DASH_JOIN_FACTOR = 3
 """Dashed runs within this many closing widths of each other are one line (an elbow's corner
 can fall in a dash gap wider than the closing bridges)."""
@@ -138,6 +140,13 @@ def detect_lines(
     ink[erase > 0] = 0
     for tx, ty, tw, th in text_boxes:
         ink[max(0, int(ty) - 1) : int(ty + th) + 2, max(0, int(tx) - 1) : int(tx + tw) + 2] = 0
+    # dash gaps grow with the line width (OOXML's dash: gap = 3 widths): size the closing to
+    # the typical line width too
+    dt_all = cv2.distanceTransform(ink, cv2.DIST_L2, 3)
+    ridge_all = (dt_all > 0) & (dt_all >= cv2.dilate(dt_all, np.ones((3, 3), np.uint8)))
+    if ridge_all.any():
+        width = 2.0 * float(np.median(dt_all[ridge_all]))
+        dk = max(dk, int(round(DASH_GAP_WIDTHS * width)))
     closed = cv2.morphologyEx(ink, cv2.MORPH_CLOSE, np.ones((dk, dk), np.uint8))
     n, labels, stats, _ = cv2.connectedComponentsWithStats(closed, connectivity=8)
     # dashed runs whose corner gap the closing did not bridge are joined to each other

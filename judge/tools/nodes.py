@@ -36,6 +36,12 @@ from judge.tools.ocr import box_to_frame, memo, region_to_image
 MAX_DEPTH = 4
 """Nesting levels scanned (slide > panel > sub-panel > node > inner box)."""
 
+HEAD_MAX_EXTENT = 0.62
+"""Triangles fill half their box; a small blob below this extent is an arrowhead."""
+
+HEAD_MAX_SIDE_FACTOR = 2.0
+"""... when its longest side is under this many smallest-node sides (nodes are far larger)."""
+
 STROKE_MIN_RING_FRAC = 0.4
 """Share of the blob's perimeter (in pixels) that must differ from the fill to call it an outline
 (text near the edge or an attached line covers far less)."""
@@ -270,6 +276,18 @@ def _scan(
         extent = a / float(w * h)
         if extent < MIN_NODE_EXTENT:
             continue
+        if extent < HEAD_MAX_EXTENT and max(w, h) < HEAD_MAX_SIDE_FACTOR * min_side:
+            continue  # a big arrowhead (a small triangle), not a node
+        if extent < 0.9 and max(w, h) < HEAD_MAX_SIDE_FACTOR * min_side:
+            # a small solid non-rectangular blob with nothing inside: an arrowhead with a stub
+            # of a thick shaft (text or an outline inside would make it a small node)
+            core = erode(labels[y : y + h, x : x + w] == i, 2) > 0
+            px = img[y : y + h, x : x + w][core].astype(np.int16)
+            if px.size == 0:
+                continue
+            med = np.median(px, axis=0)
+            if float((np.abs(px - med).max(axis=1) > INK_DIFF).mean()) < 0.05:
+                continue
         comp = labels[y : y + h, x : x + w] == i
         # trim protrusions (arrowheads, line stubs) with an opening scaled to the blob
         bk = max(k, min(w, h) // 3)

@@ -37,8 +37,12 @@ class TextFrame:
     lines: int
     text_box: tuple[float, float, float, float]
     overflow: bool
+    clipped: bool = False
+    """Its text runs off the slide (LibreOffice draws it, the slide cuts it)."""
     shape_id: int | None = None
     paragraphs: int = 1
+    needed: int = 1
+    """Lines the text needs: its paragraphs, or the reference label's lines if more."""
     overlaps: bool = False
 
 
@@ -56,6 +60,8 @@ def parse_svg(svg: bytes) -> list[TextFrame]:
         resolve_entities=False, no_network=True, huge_tree=True, load_dtd=False
     )
     root = etree.fromstring(svg, parser)
+    vb = [float(v) for v in (root.get("viewBox") or "0 0 0 0").split()]
+    slide_w, slide_h = (vb[2], vb[3]) if len(vb) == 4 else (0.0, 0.0)
     frames: list[TextFrame] = []
     for g in root.iter(f"{SVG_NS}g"):
         cls = g.get("class", "")
@@ -102,6 +108,7 @@ def parse_svg(svg: bytes) -> list[TextFrame]:
                 lines=len(lines),
                 text_box=tb,
                 overflow=bool(over),
+                clipped=bool(slide_w > 0 and (x0 < 0 or y0 < 0 or x1 > slide_w or y1 > slide_h)),
             )
         )
     for i, a in enumerate(frames):
@@ -128,6 +135,15 @@ def text_frames(ctx: ToolContext) -> dict[str, Any]:
             frames = parse_svg(ctx.render_svg())
         except Exception as exc:  # a deck LibreOffice cannot export is measured without it
             return {"available": False, "frames": [], "reason": f"SVG export failed: {exc}"}
+        ref_lines: dict[str, int] = {}
+        try:
+            from judge.tools.graphs import raster_graph
+
+            for n in raster_graph(ctx, "reference").nodes:
+                if n.label:
+                    ref_lines[normalise_label(n.label)] = n.lines
+        except Exception:  # the reference cannot be read: paragraphs alone say what is needed
+            ref_lines = {}
         tree = ctx.object_tree
         if tree is not None:
             by_text: dict[str, list[Any]] = {}
@@ -140,15 +156,18 @@ def text_frames(ctx: ToolContext) -> dict[str, Any]:
                     o = hits.pop(0)
                     f.shape_id = o.id
                     f.paragraphs = len([p for p in o.text.split("\n") if p.strip()]) or 1
+        for f in frames:
+            f.needed = max(f.paragraphs, ref_lines.get(normalise_label(f.text), 0))
         n = len(frames)
-        bad = [f for f in frames if f.overflow or f.overlaps or f.lines > f.paragraphs]
+        bad = [f for f in frames if f.overflow or f.overlaps or f.clipped or f.lines > f.needed]
         return {
             "available": True,
             "frames": [asdict(f) for f in frames],
             "text_frames": n,
             "overflowing": sum(f.overflow for f in frames),
             "overlapping": sum(f.overlaps for f in frames),
-            "wrapped": sum(f.lines > f.paragraphs for f in frames),
+            "clipped": sum(f.clipped for f in frames),
+            "wrapped": sum(f.lines > f.needed for f in frames),
             "defective_fraction": round(len(bad) / n, 4) if n else 0.0,
         }
 
