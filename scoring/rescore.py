@@ -23,6 +23,7 @@ The original taxonomy is ``<run>/taxonomy.yaml`` when the run kept a copy, else 
 
 from __future__ import annotations
 
+import gc
 import math
 import multiprocessing
 import os
@@ -428,10 +429,19 @@ def _rescore_slice(bounds: tuple[int, int]) -> tuple[list[CaseSummary], list[str
     if job is None:
         raise RuntimeError("no rescoring job is set")
     summaries, lines = [], []
-    for old in job.recorded[bounds[0] : bounds[1]]:
-        new = _rescore_case(job, old)
-        summaries.append(CaseSummary.of(new))
-        lines.append(new.model_dump_json() + "\n")
+    # The loop allocates tens of small objects per case and frees them at once (no cycles):
+    # the cyclic garbage collector would rescan the live run data thousands of times, which
+    # measured as 40% of the scoring time. It is paused for the loop and restored after.
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        for old in job.recorded[bounds[0] : bounds[1]]:
+            new = _rescore_case(job, old)
+            summaries.append(CaseSummary.of(new))
+            lines.append(new.model_dump_json() + "\n")
+    finally:
+        if was_enabled:
+            gc.enable()
     return summaries, lines
 
 
