@@ -53,7 +53,7 @@ class BuiltinJudgeModel(BaseChatModel):
     taxonomy: Any = None
 
     def __init__(self, ctx: ToolContext, stage: StageName, taxonomy: Taxonomy | None, **kw: Any):
-        super().__init__(ctx=ctx, stage=stage, taxonomy=taxonomy, **kw)
+        super().__init__(ctx=ctx, stage=stage, taxonomy=taxonomy, **kw)  # type: ignore[call-arg]
 
     @property
     def _llm_type(self) -> str:
@@ -106,7 +106,7 @@ def _tool_results(messages: list[BaseMessage]) -> tuple[dict[str, dict[str, Any]
     for m in messages:
         if isinstance(m, AIMessage):
             for tc in m.tool_calls:
-                names[tc["id"]] = tc["name"]
+                names[str(tc.get("id"))] = tc["name"]
     results: dict[str, dict[str, Any]] = {}
     submits: list[str] = []
     for m in messages:

@@ -274,22 +274,20 @@ def read_raster_graph(
             if k not in used and _inside(ocr[k].centre, box)  # type: ignore[arg-type]
         ]
         g.panels.append({"box": list(box), "title": " ".join(title[:1]), "blob": i})
-    endpoint_ids = {pos: ids[i] for pos, i in enumerate(leaves)}
-    del endpoint_ids  # lines index blobs directly
     seen: set[tuple[str, str]] = set()
     for ln in lines:
-        for a, b, conf in ln.edges():
-            if a not in ids or b not in ids:
+        for ea, eb, how in ln.edges():
+            if ea not in ids or eb not in ids:
                 continue
-            key = (ids[a], ids[b])
+            key = (ids[ea], ids[eb])
             if key in seen:
                 continue
             seen.add(key)
             g.edges.append(
                 GEdge(
-                    src=ids[a],
-                    dst=ids[b],
-                    direction=conf,
+                    src=ids[ea],
+                    dst=ids[eb],
+                    direction=how,
                     dashed=ln.dashed,
                     thickness_px=ln.thickness_px,
                     source=f"line@{ln.box[0]},{ln.box[1]}",
@@ -400,7 +398,7 @@ def read_tree_graph(tree: ObjectTree, size: tuple[int, int]) -> Graph:
                 lines=len([p for p in label.split("\n") if p.strip()]) if label else 0,
                 bold=src.bold if src.text.strip() else o.bold,
                 text_rgb=src.text_rgb if src.text.strip() else o.text_rgb,
-                font_size_pt=(src.font_sizes_pt or o.font_sizes_pt or [None])[0],
+                font_size_pt=next(iter(src.font_sizes_pt or o.font_sizes_pt), None),
                 source=[f"shape:{o.id}"] + ([f"shape:{extra[o.id].id}"] if o.id in extra else []),
             )
         )
@@ -576,14 +574,14 @@ def compare_graphs(ref: Graph, cand: Graph) -> tuple[Match, list[Discrepancy]]:
             )
         )
     for rid, cid in m.pairs.items():
-        d = m.distances.get(rid, 0.0)
+        dist = m.distances.get(rid, 0.0)
         r, c = rl[rid], cl[cid]
-        if r.label and c.label and d > LABEL_CHANGED_MIN_DISTANCE:
+        if r.label and c.label and dist > LABEL_CHANGED_MIN_DISTANCE:
             out.append(
                 Discrepancy(
                     "changed_label",
                     f"node {_q(r.label)}",
-                    f"the {cand.source} reads {_q(c.label)} at its place (edit distance {d:.2f})",
+                    f"the {cand.source} reads {_q(c.label)} at its place (edit distance {dist:.2f})",
                     f"label:{normalise_label(r.label)}",
                     min(r.confidence, c.confidence) >= OCR_CONFIDENT,
                 )

@@ -70,7 +70,7 @@ class LineComp:
         ``high``: exactly two nodes and one head; ``medium``: branching lines with heads on some
         ends; ``undirected``: no head seen (direction unknown).
         """
-        nodes = {}
+        nodes: dict[int, Contact] = {}
         for c in self.contacts:
             prev = nodes.get(c.node)
             nodes[c.node] = c if prev is None or (c.head and not prev.head) else prev
@@ -126,7 +126,7 @@ def detect_lines(
     dk = scaled_px(DASH_CLOSE_PER_KPX, shape, 3)
     ink = ink_mask(img, background_map(img, blobs), strong=True)
     ep = set(endpoints)
-    erase = np.zeros(shape[:2], np.uint8)
+    erase: np.ndarray = np.zeros(shape[:2], np.uint8)
     for i, b in enumerate(blobs):
         x, y, w, h = b.box
         m = b.mask.astype(np.uint8)

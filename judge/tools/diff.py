@@ -191,7 +191,7 @@ def colour_difference(
     def region_colour(which: str, box: list[float]) -> tuple[int, int, int]:
         if len(box) != 4:
             raise ToolUsageError(f"{which}_box must be [x, y, w, h]")
-        x0, y0, x1, y1 = region_to_image(ctx, which, *box, frame)
+        x0, y0, x1, y1 = region_to_image(ctx, which, box[0], box[1], box[2], box[3], frame)
         col = dominant_bgr(ctx.image(which)[y0:y1, x0:x1].reshape(-1, 3))
         if col is None:
             raise ToolUsageError(f"{which}_box is empty")

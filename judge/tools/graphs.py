@@ -16,6 +16,7 @@ from judge.diagram import (
     discrepancy_dict,
     label_distance,
     match_nodes,
+    normalise_label,
     read_raster_graph,
     read_tree_graph,
 )
@@ -135,10 +136,8 @@ def _tree_pair_undirected(ref: Graph, tree: Graph, d: Discrepancy) -> bool:
     m = match_nodes(ref, tree)
     body = d.key.split(":", 1)[1]
     src_l, _, dst_l = body.partition(">")
-    ids = {}
+    ids: dict[str, str] = {}
     for n in ref.nodes:
-        from judge.diagram import normalise_label
-
         ids.setdefault(normalise_label(n.label), n.id)
     s, t = ids.get(src_l), ids.get(dst_l)
     if s is None or t is None or s not in m.pairs or t not in m.pairs:
@@ -212,9 +211,9 @@ def detail_measurements(ctx: ToolContext) -> dict[str, Any]:
                 )
             # aspect ratio of the node extent
             re_ = ref.extent()
-            ce = ren.extent()
+            cext = ren.extent()
             ra = (re_[2] - re_[0]) / max(1.0, re_[3] - re_[1])
-            ca = (ce[2] - ce[0]) / max(1.0, ce[3] - ce[1])
+            ca = (cext[2] - cext[0]) / max(1.0, cext[3] - cext[1])
             if abs(ca / ra - 1) > PROPORTION_CHANGE_FRAC and len(moved) == 0:
                 add("panel_proportion", "diagram", f"aspect ratio {ca:.2f} vs {ra:.2f}")
             # alignments: pairs aligned in the reference that are no longer aligned
@@ -305,14 +304,18 @@ def detail_measurements(ctx: ToolContext) -> dict[str, Any]:
             add("font_size", f'node "{r.label}"', f"text height x{ratio:.2f} of the reference")
         # edges: dash, width, heads
         edge_pairs = []
-        for e in ref.edges:
-            if e.src in m.pairs and e.dst in m.pairs:
-                ce = next(
-                    (x for x in ren.edges if x.src == m.pairs[e.src] and x.dst == m.pairs[e.dst]),
+        for redge in ref.edges:
+            if redge.src in m.pairs and redge.dst in m.pairs:
+                match = next(
+                    (
+                        x
+                        for x in ren.edges
+                        if x.src == m.pairs[redge.src] and x.dst == m.pairs[redge.dst]
+                    ),
                     None,
                 )
-                if ce is not None:
-                    edge_pairs.append((e, ce))
+                if match is not None:
+                    edge_pairs.append((redge, match))
         out["matched_edges"] = len(edge_pairs)
         for e, ce in edge_pairs:
             loc = f'edge "{ref.node(e.src).label}" -> "{ref.node(e.dst).label}"'

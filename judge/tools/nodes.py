@@ -413,7 +413,7 @@ def detect_nodes(
     centre lies in that region.
     """
     blobs = blobs_cached(ctx, image)
-    keep = range(len(blobs))
+    keep: list[int] = list(range(len(blobs)))
     if x is not None and y is not None and w is not None and h is not None:
         x0, y0, x1, y1 = region_to_image(ctx, image, x, y, w, h, frame)
         keep = [

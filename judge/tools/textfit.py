@@ -139,9 +139,9 @@ def text_frames(ctx: ToolContext) -> dict[str, Any]:
         try:
             from judge.tools.graphs import raster_graph
 
-            for n in raster_graph(ctx, "reference").nodes:
-                if n.label:
-                    ref_lines[normalise_label(n.label)] = n.lines
+            for node in raster_graph(ctx, "reference").nodes:
+                if node.label:
+                    ref_lines[normalise_label(node.label)] = node.lines
         except Exception:  # the reference cannot be read: paragraphs alone say what is needed
             ref_lines = {}
         tree = ctx.object_tree
