@@ -427,7 +427,10 @@ def open_package(path: Path | str, limits: Limits = DEFAULT_LIMITS) -> SafePacka
             raise UnsafePackageError(
                 f"{where}: {size} bytes on disk exceeds {limits.max_package_bytes}"
             )
-        raw = path.read_bytes()
+        with path.open("rb") as fh:  # bounded even if the file grows after the size check
+            raw = fh.read(limits.max_package_bytes + 1)
+        if len(raw) > limits.max_package_bytes:
+            raise UnsafePackageError(f"{where}: more than {limits.max_package_bytes} bytes")
     except FileNotFoundError:
         raise PackageError(f"{where}: no such file") from None
     except OSError as exc:

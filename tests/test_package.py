@@ -230,3 +230,15 @@ def test_parse_xml_refuses_entities_and_never_expands_them() -> None:
 def test_malformed_xml_is_a_structure_error() -> None:
     with pytest.raises(PackageStructureError, match="malformed XML"):
         parse_xml(b"<a><b></a>", "test")
+
+
+def test_file_over_the_size_bound_is_refused_unread(deck: Path) -> None:
+    from judge.package import Limits
+
+    with pytest.raises(UnsafePackageError, match="exceeds"):
+        open_package(deck, Limits(max_package_bytes=1000))
+
+
+def test_directory_is_not_a_package(tmp_path: Path) -> None:
+    with pytest.raises(PackageError, match="not a regular file"):
+        open_package(tmp_path)
