@@ -134,8 +134,12 @@ BLANK_BLOCK_MIN_FRAC = 0.02
 # Text fit (from LibreOffice's SVG export)
 
 OVERFLOW_TOLERANCE_FRAC = 0.06
-"""Text extending beyond its shape by more than this share of the shape's height (or width)
+"""Text extending above or below its shape by more than this share of the shape's height
 overflows; below it is glyph overshoot and line spacing rounding."""
+
+OVERFLOW_TOLERANCE_X_FRAC = 0.01
+"""Sideways, text set wider than its shape by over 1 % of the shape's width overflows: advances
+are measured with the font file itself, and a fitting label keeps LibreOffice's side insets."""
 
 TEXT_OVERLAP_MIN_FRAC = 0.15
 """Two text frames' rendered text boxes overlap when the intersection exceeds this share of the

@@ -10,14 +10,20 @@ text. Without an SVG export the tool says so (measurements then come from the re
 
 from __future__ import annotations
 
+import functools
 import re
+import subprocess
 from dataclasses import asdict, dataclass
 from typing import Any
 
 from lxml import etree
 
 from judge.diagram import normalise_label
-from judge.thresholds import OVERFLOW_TOLERANCE_FRAC, TEXT_OVERLAP_MIN_FRAC
+from judge.thresholds import (
+    OVERFLOW_TOLERANCE_FRAC,
+    OVERFLOW_TOLERANCE_X_FRAC,
+    TEXT_OVERLAP_MIN_FRAC,
+)
 from judge.tools.base import Tool, ToolContext, ToolOutput
 from judge.tools.ocr import memo
 
@@ -25,7 +31,9 @@ SVG_NS = "{http://www.w3.org/2000/svg}"
 ASCENT, DESCENT = 0.8, 0.25
 """Glyph extent above / below the baseline as fractions of the font size (sans fonts)."""
 AVG_CHAR_WIDTH = 0.5
-"""Average advance of a sans glyph as a fraction of the font size, to estimate line widths."""
+"""Average advance of a sans glyph as a fraction of the font size, when no font file is found."""
+MEASURE_SIZE = 100
+"""Pixel size at which glyph advances are measured (then scaled to the text's size)."""
 
 
 @dataclass
@@ -44,6 +52,41 @@ class TextFrame:
     needed: int = 1
     """Lines the text needs: its paragraphs, or the reference label's lines if more."""
     overlaps: bool = False
+
+
+@functools.lru_cache(maxsize=64)
+def _font_file(family: str, bold: bool) -> str | None:
+    """The font file fontconfig gives for ``family`` (what LibreOffice falls back to as well)."""
+    pattern = family + (":bold" if bold else "")
+    try:
+        out = subprocess.run(
+            ["fc-match", "-f", "%{file}", pattern], capture_output=True, text=True, timeout=10
+        )
+    except (OSError, subprocess.SubprocessError):
+        return None
+    path = out.stdout.strip()
+    return path if path.endswith((".ttf", ".otf", ".ttc")) else None
+
+
+@functools.lru_cache(maxsize=64)
+def _font(family: str, bold: bool) -> Any:
+    from PIL import ImageFont
+
+    path = _font_file(family, bold)
+    if path is None:
+        return None
+    try:
+        return ImageFont.truetype(path, MEASURE_SIZE)
+    except OSError:
+        return None
+
+
+def text_width(text: str, family: str, bold: bool, size: float) -> float:
+    """Advance width of ``text`` set in ``family`` at ``size`` (same unit as ``size``)."""
+    font = _font(family, bold)
+    if font is None:
+        return AVG_CHAR_WIDTH * size * len(text)
+    return float(font.getlength(text)) * size / MEASURE_SIZE
 
 
 def _path_box(d: str) -> tuple[float, float, float, float] | None:
@@ -83,28 +126,32 @@ def parse_svg(svg: bytes) -> list[TextFrame]:
             txt = "".join(tp.itertext())
             if not txt.strip():
                 continue
-            size = 0.0
+            size, family, bold = 0.0, "", False
             anc = tp.getparent()
-            while anc is not None and not size:
+            while anc is not None and not (size and family):
                 fs = anc.get("font-size")
-                if fs:
+                if fs and not size:
                     size = float(re.sub(r"[^\d.]", "", fs) or 0)
+                if anc.get("font-family") and not family:
+                    family = anc.get("font-family", "").split(",")[0].strip().strip("'\"")
+                    bold = int(re.sub(r"\D", "", anc.get("font-weight", "400")) or 400) >= 600
                 anc = anc.getparent()
-            lines.append((float(tp.get("x", "0")), float(tp.get("y", "0")), size, txt))
+            width = text_width(txt, family or "sans-serif", bold, size)
+            lines.append((float(tp.get("x", "0")), float(tp.get("y", "0")), size, txt, width))
         if not lines or box is None:
             continue
-        x0 = min(x for x, _, _, _ in lines)
-        x1 = max(x + AVG_CHAR_WIDTH * s * len(t) for x, _, s, t in lines)
-        y0 = min(y - ASCENT * s for _, y, s, _ in lines)
-        y1 = max(y + DESCENT * s for _, y, s, _ in lines)
+        x0 = min(ln[0] for ln in lines)
+        x1 = max(ln[0] + ln[4] for ln in lines)
+        y0 = min(ln[1] - ASCENT * ln[2] for ln in lines)
+        y1 = max(ln[1] + DESCENT * ln[2] for ln in lines)
         tb = (x0, y0, x1 - x0, y1 - y0)
         bx, by, bw, bh = box
-        tol_y, tol_x = OVERFLOW_TOLERANCE_FRAC * bh, OVERFLOW_TOLERANCE_FRAC * bw
+        tol_y, tol_x = OVERFLOW_TOLERANCE_FRAC * bh, OVERFLOW_TOLERANCE_X_FRAC * bw
         over = y0 < by - tol_y or y1 > by + bh + tol_y or x0 < bx - tol_x or x1 > bx + bw + tol_x
         frames.append(
             TextFrame(
                 shape_box=box,
-                text=" ".join(t for _, _, _, t in lines),
+                text=" ".join(ln[3] for ln in lines),
                 lines=len(lines),
                 text_box=tb,
                 overflow=bool(over),
