@@ -10,6 +10,7 @@ not depend on LibreOffice.
 from __future__ import annotations
 
 import functools
+import math
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -318,15 +319,31 @@ def _check_editable(audit: ObjectAudit) -> CheckResult:
     )
 
 
+def drawn_extent(obj: SlideObject, aspect: float) -> tuple[float, float, float, float]:
+    """(x0, y0, x1, y1) in slide fractions of the object's frame after its rotation about its
+    centre; ``aspect`` is the slide's width / height (fractions differ per axis)."""
+    b = obj.bbox
+    rot = obj.rotation % 180.0
+    if rot == 0.0:
+        return b.x, b.y, b.x2, b.y2
+    theta = math.radians(rot)
+    w, h = b.w * aspect, b.h  # in slide-height units, so the rotation is not skewed
+    rw = abs(w * math.cos(theta)) + abs(h * math.sin(theta))
+    rh = abs(w * math.sin(theta)) + abs(h * math.cos(theta))
+    cx, cy = b.x + b.w / 2.0, b.y + b.h / 2.0
+    return cx - rw / aspect / 2.0, cy - rh / 2.0, cx + rw / aspect / 2.0, cy + rh / 2.0
+
+
 def _check_bounds(loaded: LoadedSlide) -> CheckResult:
     tol = BOUNDS_TOLERANCE
+    tree = loaded.tree
+    aspect = tree.slide_width_pt / tree.slide_height_pt if tree.slide_height_pt else 4 / 3
     out = []
-    for obj in loaded.tree.objects:
-        b = obj.bbox
-        if b.x < -tol or b.y < -tol or b.x2 > 1 + tol or b.y2 > 1 + tol:
-            out.append(
-                f"{_label(obj)} at x={b.x:.2f}..{b.x2:.2f}, y={b.y:.2f}..{b.y2:.2f} of the slide"
-            )
+    for obj in tree.objects:
+        x0, y0, x1, y1 = drawn_extent(obj, aspect)
+        if x0 < -tol or y0 < -tol or x1 > 1 + tol or y1 > 1 + tol:
+            turned = f", rotated {obj.rotation:.0f} deg" if obj.rotation % 180.0 else ""
+            out.append(f"{_label(obj)} at x={x0:.2f}..{x1:.2f}, y={y0:.2f}..{y1:.2f}{turned}")
     if out:
         return _fail(
             "object_bounds",

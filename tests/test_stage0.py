@@ -334,6 +334,31 @@ def test_shape_beyond_the_slide_fails_object_bounds(tmp_path: Path) -> None:
     assert '"Stray box"' in _check(report, "object_bounds").detail
 
 
+def test_rotated_shape_reaching_past_the_edge_fails_object_bounds(tmp_path: Path) -> None:
+    def bar(slide) -> None:
+        # A wide, thin bar near the bottom: upright it fits; turned 90 deg about its centre,
+        # its 4.8 in length runs off the bottom of the 7.5 in slide.
+        shp = slide.shapes.add_shape(
+            MSO_SHAPE.RECTANGLE,
+            Emu(int(0.30 * SLIDE_W_EMU)),
+            Emu(int(0.875 * SLIDE_H_EMU)),
+            Emu(int(0.48 * SLIDE_W_EMU)),
+            Emu(int(0.05 * SLIDE_H_EMU)),
+        )
+        shp.name = "Turned bar"
+
+    assert validate(make_deck(tmp_path / "up.pptx", extra=bar)).valid
+
+    def turned(slide) -> None:
+        bar(slide)
+        slide.shapes[-1].rotation = 90.0
+
+    report = validate(make_deck(tmp_path / "turn.pptx", extra=turned))
+    _fails_only(report, "object_bounds")
+    assert '"Turned bar"' in _check(report, "object_bounds").detail
+    assert "rotated 90 deg" in _check(report, "object_bounds").detail
+
+
 def test_slight_overshoot_is_within_tolerance(tmp_path: Path) -> None:
     assert validate(make_deck(tmp_path / "edge.pptx", extra=_shape_at(0.81, 0.5))).valid
 
