@@ -242,7 +242,9 @@ def validate_node(state: CaseState, config: RunnableConfig) -> dict[str, Any]:
 
 
 def render_node(state: CaseState, config: RunnableConfig) -> dict[str, Any]:
-    """Render the deck once per case; a failure fails the ``renders`` check."""
+    """Render the deck once per case; a failed or blank render fails the ``renders`` check."""
+    from judge.stage0 import render_check
+
     rt = _case(config)
     cd = rt.case_dir
     report = state["report"]
@@ -257,9 +259,8 @@ def render_node(state: CaseState, config: RunnableConfig) -> dict[str, Any]:
         write_model(cd.stage0, report)
         return {"report": report}
     write_model(cd.render_json, result)
-    report = with_render_check(
-        report, True, f"rendered {result.width_px}x{result.height_px} px in {result.seconds:.1f} s"
-    )
+    check = render_check(result)  # a blank render fails the check like a failed one
+    report = with_render_check(report, check.passed, check.detail)
     write_model(cd.stage0, report)
     return {"report": report}
 

@@ -195,7 +195,8 @@ class SlideObject(Model):
     text_rgb: str | None = None
     """First explicit run colour as ``RRGGBB``."""
     fill_rgb: str | None = None
-    """Solid fill as ``RRGGBB``; None when no fill, not solid, or inherited."""
+    """Solid fill as ``RRGGBB``, resolved through the shape style, theme and colour map (so a
+    default python-pptx autoshape reports its theme accent); None when no fill or not solid."""
     line_rgb: str | None = None
     line_width_pt: float | None = None
     dash: str | None = None

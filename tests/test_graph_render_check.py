@@ -1,0 +1,36 @@
+"""The graph's render step applies Stage 0's blank-render rule, not just "LibreOffice exited"."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+from pptx import Presentation
+from pptx.util import Inches
+
+from judge.render import RenderPool
+from judge.rundir import read_results
+from judge.runner import RunSettings, run_bench
+
+
+@pytest.mark.slow
+def test_blank_render_makes_the_artifact_invalid(
+    tmp_path: Path, judge_bench: Path, render_pool: RenderPool
+) -> None:
+    bench = tmp_path / "bench"
+    shutil.copytree(judge_bench / "tasks", bench / "tasks")
+    (bench / "candidates" / "blank").mkdir(parents=True)
+    prs = Presentation()
+    slide = prs.slides.add_slide(prs.slide_layouts[6])
+    for i in range(3):  # three editable text boxes with no text, no fill, no line: draws nothing
+        slide.shapes.add_textbox(Inches(1 + 2 * i), Inches(2), Inches(1.5), Inches(1))
+    prs.save(str(bench / "candidates" / "blank" / "flow.pptx"))
+
+    run_bench(bench, tmp_path / "run", RunSettings(rounds=1), render_pool=render_pool)
+
+    (result,) = read_results(tmp_path / "run")
+    assert result.valid is False
+    assert result.gate == "artifact"
+    assert result.artifact_failures == ["renders"]
+    assert result.score == 0.0
