@@ -10,6 +10,7 @@ Benchmark (input)::
 Run (output of ``judge run``)::
 
     <run>/run.json                               RunManifest
+    <run>/taxonomy.yaml                          copy of the taxonomy the run was scored with
     <run>/results.jsonl                          one CaseResult per line
     <run>/cases/<config_id>/<task_id>/stage0.json       ArtifactReport
     <run>/cases/<config_id>/<task_id>/render.png        LibreOffice render (full resolution)
@@ -37,6 +38,8 @@ from judge.errors import BenchmarkError
 from judge.schema import Candidate, CaseResult, Task
 
 RUN_MANIFEST = "run.json"
+RUN_TAXONOMY = "taxonomy.yaml"
+"""A copy of the taxonomy file the run was scored with (so later edits never orphan a run)."""
 RESULTS = "results.jsonl"
 CASES = "cases"
 

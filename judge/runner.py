@@ -32,7 +32,9 @@ from judge.render import DEFAULT_DPI
 from judge.rundir import (
     RESULTS,
     RUN_MANIFEST,
+    RUN_TAXONOMY,
     CaseDir,
+    atomic_write_bytes,
     atomic_write_text,
     case_dir,
     iter_candidates,
@@ -366,6 +368,9 @@ def _run_locked(
     if (out / RUN_MANIFEST).is_file():
         manifest = _check_resume(out / RUN_MANIFEST, manifest)
     else:
+        # keep the exact taxonomy file beside the run: rescoring must not depend on the packaged
+        # file staying unedited
+        atomic_write_bytes(out / RUN_TAXONOMY, Path(manifest.taxonomy_path).read_bytes())
         write_model(out / RUN_MANIFEST, manifest)
 
     summary = RunSummary(run=out, results=out / RESULTS, cases=len(candidates))

@@ -38,7 +38,14 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from scipy.stats import kendalltau
 
 from judge.errors import BenchmarkError, TaxonomyError
-from judge.rundir import CASES, RESULTS, RUN_MANIFEST, atomic_write_text, case_dir
+from judge.rundir import (
+    CASES,
+    RESULTS,
+    RUN_MANIFEST,
+    RUN_TAXONOMY,
+    atomic_write_text,
+    case_dir,
+)
 from judge.schema import (
     ArtifactReport,
     CaseGate,
@@ -54,7 +61,6 @@ from scoring.case import case_result
 from scoring.policy import resolve_policy, same_settings
 from taxonomy.loader import DEFAULT_TAXONOMY, load_taxonomy, taxonomy_hash
 
-RUN_TAXONOMY_COPY = "taxonomy.yaml"
 """Name of the copy of the taxonomy a run may keep beside ``run.json``."""
 
 HASH_PREFIX_CHARS = 8
@@ -200,8 +206,8 @@ def original_taxonomy(run: Path, manifest: RunManifest) -> tuple[Taxonomy, str]:
     the run's recorded ``taxonomy_hash`` (the file was edited since).
     """
     candidates: list[Path] = []
-    if (run / RUN_TAXONOMY_COPY).is_file():
-        candidates.append(run / RUN_TAXONOMY_COPY)
+    if (run / RUN_TAXONOMY).is_file():
+        candidates.append(run / RUN_TAXONOMY)
     if manifest.taxonomy_path:
         p = Path(manifest.taxonomy_path)
         candidates.append(p if p.is_absolute() else run / p)

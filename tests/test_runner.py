@@ -321,3 +321,19 @@ def test_second_run_on_same_folder_is_refused_while_first_holds_it(tmp_path) -> 
     finally:
         held.close()
     _lock_run(tmp_path / "run").close()  # free again once released
+
+
+def test_run_keeps_a_copy_of_its_taxonomy_for_rescoring(first_run: tuple[Path, Any]) -> None:
+    from judge.rundir import RUN_TAXONOMY
+    from scoring.rescore import rescore_run
+    from taxonomy.loader import DEFAULT_TAXONOMY, load_taxonomy, taxonomy_hash
+
+    run, _ = first_run
+    copy = run / RUN_TAXONOMY
+    assert copy.read_bytes() == Path(DEFAULT_TAXONOMY).read_bytes()
+    manifest = json.loads((run / "run.json").read_text())
+    assert taxonomy_hash(load_taxonomy(copy)) == manifest["taxonomy_hash"]
+    # the run's own settings reproduce every score from the copy
+    report = rescore_run(run, None, [])
+    assert report.taxonomy_source == str(copy)
+    assert report.identity and report.mismatches == []
