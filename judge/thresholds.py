@@ -182,8 +182,9 @@ CORNER_RADIUS_FRAC = 0.06
 """Corner radius (fraction of the box's short side) differing by more than this is a finding;
 square vs the default rounded rectangle (0.17) is well above it."""
 
-LINE_WIDTH_RATIO = 1.8
-"""Shaft thickness differing by more than this factor is a line-width finding."""
+LINE_WIDTH_RATIO = 1.5
+"""Line width (measured at half contrast, after global scale) differing by more than this factor
+is a line-width finding: faithful renders measure 0.75-1.1x the reference, doubled lines ~2x."""
 
 WRAP_EXTRA_LINES = 1
 """A frame rendered with at least this many more lines than the reference label is a wrap

@@ -26,7 +26,7 @@ from judge.thresholds import (
     scaled_px,
 )
 from judge.tools.base import Tool, ToolContext, ToolOutput
-from judge.tools.nodes import Blob, blobs_cached, border_bgr, erode, ink_mask
+from judge.tools.nodes import Blob, blobs_cached, border_bgr, channel_max, erode, ink_mask
 from judge.tools.ocr import box_to_frame, memo, ocr_full
 
 MIN_WORD_CHARS = 2
@@ -97,6 +97,25 @@ class LineComp:
         return out
 
 
+def _half_contrast_width(comp: np.ndarray, contrast: np.ndarray) -> float | None:
+    """Stroke width of a line component measured on its pixels above half the line's contrast,
+    so anti-aliasing at different resolutions does not change it."""
+    near = cv2.dilate(comp, np.ones((3, 3), np.uint8)) > 0
+    vals = contrast[comp > 0]
+    if vals.size == 0:
+        return None
+    thr = 0.5 * float(np.percentile(vals, 95))
+    return _stroke_width(near & (contrast > thr))
+
+
+def _stroke_width(mask: np.ndarray) -> float | None:
+    """Mean stroke width (px) of thin ink: 2 x area / perimeter (the perimeter of a thin stroke
+    is about twice its length); finer than distance-transform steps."""
+    contours, _ = cv2.findContours(mask.astype(np.uint8), cv2.RETR_LIST, cv2.CHAIN_APPROX_NONE)
+    perimeter = sum(cv2.arcLength(c, True) for c in contours)
+    return 2.0 * float(mask.sum()) / perimeter if perimeter > 0 else None
+
+
 def background_map(img: np.ndarray, blobs: list[Blob]) -> np.ndarray:
     """HxWx3 map of the local background: the image background, with each blob painted in its
     interior colour (children over parents)."""
@@ -124,7 +143,9 @@ def detect_lines(
     reach = scaled_px(HEAD_REACH_PER_KPX, shape, 8)
     min_len = scaled_px(MIN_EDGE_LENGTH_PER_KPX, shape, 8)
     dk = scaled_px(DASH_CLOSE_PER_KPX, shape, 3)
-    ink = ink_mask(img, background_map(img, blobs), strong=True)
+    bgmap = background_map(img, blobs)
+    ink = ink_mask(img, bgmap, strong=True)
+    contrast = channel_max(cv2.absdiff(img, bgmap))
     ep = set(endpoints)
     erase: np.ndarray = np.zeros(shape[:2], np.uint8)
     for i, b in enumerate(blobs):
@@ -196,7 +217,7 @@ def detect_lines(
         length = float(area) / max(1.0, 2 * shaft)
         line = LineComp(
             box=(x, y, w, h),
-            thickness_px=round(2 * shaft, 2),
+            thickness_px=round(_half_contrast_width(comp, contrast[Y0:Y1, X0:X1]) or 2 * shaft, 2),
             dashed=pieces >= DASH_MIN_PIECES,
             length_px=round(length, 1),
             pieces=int(pieces),

@@ -113,12 +113,12 @@ def dominant_bgr(pixels: np.ndarray) -> tuple[int, int, int] | None:
     return (int(med[0]), int(med[1]), int(med[2]))
 
 
-def _channel_max(img: np.ndarray) -> np.ndarray:
+def channel_max(img: np.ndarray) -> np.ndarray:
     b, g, r = cv2.split(img)
     return cv2.max(cv2.max(b, g), r)
 
 
-def _channel_min(img: np.ndarray) -> np.ndarray:
+def channel_min(img: np.ndarray) -> np.ndarray:
     b, g, r = cv2.split(img)
     return cv2.min(cv2.min(b, g), r)
 
@@ -134,11 +134,11 @@ def ink_mask(img: np.ndarray, background: Any, strong: bool = False) -> np.ndarr
     else:
         bg = np.empty_like(img)
         bg[:] = np.asarray(background, dtype=np.uint8)
-    diff = _channel_max(cv2.absdiff(img, bg))
+    diff = channel_max(cv2.absdiff(img, bg))
     if strong:
         return (diff > LINE_INK_DIFF).astype(np.uint8)
     ink = diff > INK_DIFF
-    spread = cv2.subtract(_channel_max(img), _channel_min(img))
+    spread = cv2.subtract(channel_max(img), channel_min(img))
     grey = cv2.cvtColor(img, cv2.COLOR_BGR2GRAY)
     grad = cv2.morphologyEx(grey, cv2.MORPH_GRADIENT, np.ones((3, 3), np.uint8))
     shadow = (
