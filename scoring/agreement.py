@@ -44,6 +44,7 @@ from scipy.stats import norm
 
 from judge.errors import LabelsError
 from judge.schema import CaseResult
+from scoring.leaderboard import json_safe
 
 LABEL_COLUMNS = ("case_id", "annotator", "gate", "subtypes")
 GATE_VALUES = {"pass": True, "fail": False}
@@ -295,19 +296,9 @@ class AgreementReport:
     notes: list[str] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, object]:
-        out = _clean(asdict(self))
+        out = json_safe(asdict(self))
         assert isinstance(out, dict)
         return out
-
-
-def _clean(obj: object) -> object:
-    if isinstance(obj, float) and math.isnan(obj):
-        return None
-    if isinstance(obj, dict):
-        return {k: _clean(v) for k, v in obj.items()}
-    if isinstance(obj, list):
-        return [_clean(v) for v in obj]
-    return obj
 
 
 def _nan_none(x: float) -> float | None:

@@ -164,19 +164,19 @@ class Leaderboard:
     runs: list[str] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, object]:
-        out = _clean(asdict(self))
+        out = json_safe(asdict(self))
         assert isinstance(out, dict)
         return out
 
 
-def _clean(obj: object) -> object:
+def json_safe(obj: object) -> object:
     """Replace NaN floats by None so the output is valid JSON."""
     if isinstance(obj, float) and math.isnan(obj):
         return None
     if isinstance(obj, dict):
-        return {k: _clean(v) for k, v in obj.items()}
+        return {k: json_safe(v) for k, v in obj.items()}
     if isinstance(obj, list):
-        return [_clean(v) for v in obj]
+        return [json_safe(v) for v in obj]
     return obj
 
 
@@ -502,7 +502,7 @@ class Comparison:
     neither: list[str]
 
     def to_dict(self) -> dict[str, object]:
-        out = _clean(asdict(self))
+        out = json_safe(asdict(self))
         assert isinstance(out, dict)
         return out
 
