@@ -8,6 +8,10 @@ through its tools for three rounds (the rounds share the case's measurement cach
 Usage::
 
     .venv/bin/python bench/builtin_speed.py RUN_DIR BENCH_DIR [--cases 12]
+    .venv/bin/python bench/builtin_speed.py --decks /work/shared/real-decks
+
+The second form judges arbitrary real decks (all three stages against a generated reference)
+and reports verdicts, crashes and time per deck.
 
 Target (issue 5): median under 5 s per case.
 """
@@ -45,12 +49,66 @@ def drive(ctx: object, stage: str, tax: object) -> bool:
     return False
 
 
+def real_decks(folder: Path, tmp: Path) -> int:
+    """Judge every deck of ``folder`` against a generated reference: verdicts or errors."""
+    import traceback
+
+    from generation.diagram import make_diagram
+    from generation.draw import draw_reference
+    from judge.prepare import prepare_pair
+
+    tax = load_taxonomy()
+    ref = tmp / "reference.png"
+    tmp.mkdir(parents=True, exist_ok=True)
+    draw_reference(make_diagram("real", 3)).save(ref)
+    outcomes: dict[str, int] = {}
+    times = []
+    with RenderPool(workers=1, timeout=60.0) as pool:
+        for deck in sorted(folder.glob("*.pp*")):
+            cd = CaseDir(tmp / deck.stem)
+            cd.root.mkdir(parents=True, exist_ok=True)
+            try:
+                pool.render(deck, cd.render_png)
+                pair = prepare_pair(ref, cd.render_png, cd.pair_png)
+            except Exception as exc:  # Stage 0 / rendering would reject it: not the judge's
+                outcomes["not rendered"] = outcomes.get("not rendered", 0) + 1
+                print(f"  {deck.name}: not rendered ({type(exc).__name__})")
+                continue
+            cand = Candidate(
+                case_id=f"real/{deck.stem}",
+                task_id=deck.stem,
+                config_id="real",
+                pptx=str(deck),
+                reference=str(ref),
+            )
+            ctx = make_context(cand, cd, pair, pool.export_svg)
+            t0 = time.perf_counter()
+            try:
+                verdicts = [drive(ctx, st, tax) for st in ("semantic", "render", "detail")]
+                kind = "verdicts"
+                note = "semantic " + ("pass" if verdicts[0] else "fail")
+            except Exception:
+                kind = "CRASH"
+                note = traceback.format_exc().strip().splitlines()[-1]
+            times.append(time.perf_counter() - t0)
+            outcomes[kind] = outcomes.get(kind, 0) + 1
+            print(f"  {deck.name}: {kind} ({note}) {times[-1]:.1f} s")
+    print(f"real decks: {outcomes}; median {statistics.median(times):.2f} s per deck")
+    return 0
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("run", type=Path)
-    ap.add_argument("bench", type=Path)
+    ap.add_argument("run", type=Path, nargs="?")
+    ap.add_argument("bench", type=Path, nargs="?")
     ap.add_argument("--cases", type=int, default=12)
+    ap.add_argument("--decks", type=Path, help="judge every deck of this folder instead")
+    ap.add_argument("--tmp", type=Path, default=Path("/tmp/pptjudge-real-decks"))
     args = ap.parse_args()
+    if args.decks is not None:
+        return real_decks(args.decks, args.tmp)
+    if args.run is None or args.bench is None:
+        ap.error("give RUN_DIR and BENCH_DIR, or --decks FOLDER")
     tax = load_taxonomy()
     times = []
     with RenderPool(workers=1, timeout=60.0) as pool:
