@@ -165,11 +165,13 @@ def iter_candidates(bench: Path) -> Iterator[Candidate]:
             if not ref.is_file():
                 raise BenchmarkError(f"{pptx}: no task {task_id!r} ({ref} is missing)")
             assets = tasks_dir / task_id / "assets"
+            # absolute paths: the run records them, and `judge replay` must find the files
+            # from whatever folder it is started in
             yield Candidate(
                 case_id=f"{config.name}/{task_id}",
                 task_id=task_id,
                 config_id=config.name,
-                pptx=str(pptx),
-                reference=str(ref),
-                assets_dir=str(assets) if assets.is_dir() else None,
+                pptx=str(pptx.resolve()),
+                reference=str(ref.resolve()),
+                assets_dir=str(assets.resolve()) if assets.is_dir() else None,
             )

@@ -205,7 +205,7 @@ def manifest_for(
     return RunManifest(
         package_version=__version__,
         created=datetime.now(UTC).isoformat(timespec="seconds"),
-        bench=str(bench),
+        bench=str(Path(bench).resolve()),
         judge=backend.name,
         model=getattr(backend, "model", None),
         base_url=getattr(backend, "base_url", None),
@@ -569,9 +569,16 @@ def _replay_case(
     manifest = None
     if (run_dir / RUN_MANIFEST).is_file():
         manifest = RunManifest.model_validate_json((run_dir / RUN_MANIFEST).read_text())
-    tax_path = taxonomy_path or (Path(manifest.taxonomy_path) if manifest else None)
-    tax = load_taxonomy(tax_path)
-    tax_hash = taxonomy_hash(tax)
+    if taxonomy_path is None and manifest is not None:
+        # the taxonomy the run was scored with (its copy in the run folder), not whatever the
+        # packaged file says today
+        from scoring.rescore import original_taxonomy
+
+        tax, _ = original_taxonomy(run_dir, manifest)
+        tax_hash = manifest.taxonomy_hash
+    else:
+        tax = load_taxonomy(taxonomy_path)
+        tax_hash = taxonomy_hash(tax)
     policy = policy or (manifest.policy if manifest else Policy())
     total = manifest.rounds if manifest else len(list(cd.rounds_dir.glob("round-*.json")))
     report = ArtifactReport.model_validate_json(cd.stage0.read_text(encoding="utf-8"))
@@ -579,6 +586,12 @@ def _replay_case(
     recorded_case = None
     if cd.case_json.is_file():
         recorded_case = CaseResult.model_validate_json(cd.case_json.read_text(encoding="utf-8"))
+    for recorded_path in (report.path, pair.reference_image):
+        if not Path(recorded_path).is_file():
+            raise BenchmarkError(
+                f"{cd.root}: {recorded_path} (recorded by the run) is not found from "
+                f"{Path.cwd()}; start the replay where the run was started"
+            )
     case_id = recorded_case.case_id if recorded_case else f"{cd.root.parent.name}/{cd.root.name}"
     config_id, task_id = case_id.split("/", 1)
     candidate = Candidate(

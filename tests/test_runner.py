@@ -337,3 +337,37 @@ def test_run_keeps_a_copy_of_its_taxonomy_for_rescoring(first_run: tuple[Path, A
     report = rescore_run(run, None, [])
     assert report.taxonomy_source == str(copy)
     assert report.identity and report.mismatches == []
+
+
+def test_candidates_carry_absolute_paths_for_a_relative_bench(tmp_path, monkeypatch) -> None:
+    from judge.rundir import iter_candidates
+
+    tiny_bench(tmp_path / "b")
+    monkeypatch.chdir(tmp_path)
+    (cand,) = iter_candidates(Path("b"))
+    # the run records these; `judge replay` from another folder must still find the files
+    assert Path(cand.pptx).is_absolute() and Path(cand.pptx).is_file()
+    assert Path(cand.reference).is_absolute() and Path(cand.reference).is_file()
+
+
+@pytest.mark.slow
+def test_replay_scores_with_the_runs_taxonomy_copy(first_run, render_pool, tmp_path) -> None:
+    run = tmp_path / "run"
+    shutil.copytree(first_run[0], run)
+    manifest = json.loads((run / RUN_MANIFEST).read_text())
+    manifest["taxonomy_path"] = str(tmp_path / "edited-or-gone.yaml")
+    (run / RUN_MANIFEST).write_text(json.dumps(manifest))
+    report = replay_case(run / "cases" / "good" / "flow", 0, render_pool=render_pool)
+    assert report.reproduced
+
+
+def test_replay_names_a_recorded_file_that_is_gone(first_run, tmp_path) -> None:
+    run = tmp_path / "run"
+    shutil.copytree(first_run[0], run)
+    stage0 = run / "cases" / "good" / "flow" / "stage0.json"
+    data = json.loads(stage0.read_text())
+    data["path"] = "moved/flow.pptx"
+    stage0.write_text(json.dumps(data))
+    out = CliRunner().invoke(app, ["replay", str(stage0.parent)])
+    assert out.exit_code == 2 and "moved/flow.pptx (recorded by the run) is not found" in out.output
+    assert "Traceback" not in out.output
