@@ -57,7 +57,7 @@ class GNode:
     stroke: str | None = None
     corner_radius_frac: float | None = None
     text_height_px: float | None = None
-    """Height of the label's first text line (OCR box), pixels of the graph's image."""
+    """Ink height of the label's first text line (or its OCR box), pixels of the graph's image."""
     lines: int = 0
     """Text lines the label occupies (OCR) or paragraphs (object tree)."""
     bold: bool | None = None
@@ -186,8 +186,9 @@ TEXT_INK_DIFF = 80
 
 def text_style(
     img: np.ndarray, box: tuple[float, float, float, float], interior: tuple[int, int, int]
-) -> tuple[str | None, float | None]:
-    """(text colour RRGGBB, glyph stroke width px) of the text in an image-frame box."""
+) -> tuple[str | None, float | None, float | None]:
+    """(text colour RRGGBB, glyph stroke width px, glyph ink height px) of the text in an
+    image-frame box; the ink height ignores the OCR box's padding."""
     import cv2
 
     from judge.tools.nodes import dominant_bgr, hex_of
@@ -198,17 +199,19 @@ def text_style(
         return None, None
     diff = np.abs(crop.astype(np.int16) - np.asarray(interior, np.int16)).max(axis=2)
     if int(diff.max()) <= TEXT_INK_DIFF:
-        return None, None
+        return None, None, None
     core = diff > TEXT_INK_DIFF
     colour = hex_of(dominant_bgr(crop[core]))
     # glyph coverage at half contrast, so the measure does not depend on the resolution's
     # anti-aliasing; stroke width = 2 x area / perimeter (perimeter ~ twice the stroke length)
     mask = (diff > diff.max() / 2).astype(np.uint8)
+    rows = np.flatnonzero(mask.any(axis=1))
+    height = float(rows[-1] - rows[0] + 1) if rows.size else None
     contours, _ = cv2.findContours(mask, cv2.RETR_LIST, cv2.CHAIN_APPROX_NONE)
     perimeter = sum(cv2.arcLength(c, True) for c in contours)
     if perimeter <= 0:
-        return colour, None
-    return colour, round(2.0 * float(mask.sum()) / perimeter, 2)
+        return colour, None, height
+    return colour, round(2.0 * float(mask.sum()) / perimeter, 2), height
 
 
 def read_raster_graph(
@@ -242,9 +245,9 @@ def read_raster_graph(
         texts = [ocr[k] for k in mine]
         label = " ".join(t.text for t in texts)
         conf = min((t.confidence for t in texts), default=0.0)
-        text_rgb, stroke = None, None
+        text_rgb, stroke, ink_h = None, None, None
         if img is not None and texts:
-            text_rgb, stroke = text_style(img, texts[0].box, b.interior_bgr)
+            text_rgb, stroke, ink_h = text_style(img, texts[0].box, b.interior_bgr)
         nid = f"n{len(g.nodes)}"
         ids[i] = nid
         g.nodes.append(
@@ -257,7 +260,7 @@ def read_raster_graph(
                 interior=hex_of(b.interior_bgr),
                 stroke=hex_of(b.stroke_bgr),
                 corner_radius_frac=round(b.corner_radius_frac, 3),
-                text_height_px=round(texts[0].box[3], 1) if texts else None,
+                text_height_px=ink_h if ink_h else (round(texts[0].box[3], 1) if texts else None),
                 lines=len(texts),
                 text_rgb=text_rgb,
                 text_stroke_px=stroke,
@@ -581,7 +584,8 @@ def compare_graphs(ref: Graph, cand: Graph) -> tuple[Match, list[Discrepancy]]:
                 Discrepancy(
                     "changed_label",
                     f"node {_q(r.label)}",
-                    f"the {cand.source} reads {_q(c.label)} at its place (edit distance {dist:.2f})",
+                    f"the {cand.source} reads {_q(c.label)} at its place "
+                    f"(edit distance {dist:.2f})",
                     f"label:{normalise_label(r.label)}",
                     min(r.confidence, c.confidence) >= OCR_CONFIDENT,
                 )
