@@ -78,7 +78,11 @@ def case_result(
         "task_id": task_id,
         "config_id": config_id,
         "valid": report.valid if report is not None else error is None,
-        "artifact_failures": report.failures if report is not None else [],
+        # the checks that ran and failed: a check not run after an earlier failure (skipped)
+        # counts against validity but is no finding of its own
+        "artifact_failures": [c.name for c in report.checks if not c.passed and not c.skipped]
+        if report is not None
+        else [],
         "taxonomy_version": tax.version,
         "taxonomy_hash": tax_hash,
         "policy": policy.name,

@@ -156,6 +156,21 @@ def test_invalid_artifact_scores_zero_with_artifact_gate_and_no_rounds():
     assert res.artifact_failures == ["no_macros"]
 
 
+def test_stage0_checks_not_run_are_not_listed_as_failures():
+    not_run = "not checked: the file did not open"
+    report = ArtifactReport(
+        path="c.pptx",
+        valid=False,
+        checks=[
+            CheckResult(name="opens", passed=False, detail="empty file (0 bytes)"),
+            CheckResult(name="one_slide", passed=False, detail=not_run, skipped=True),
+            CheckResult(name="renders", passed=False, detail=not_run, skipped=True),
+        ],
+    )
+    res = case([], report=report)
+    assert (res.gate, res.valid, res.artifact_failures) == ("artifact", False, ["opens"])
+
+
 def test_stage0_that_could_not_check_is_an_error():
     res = case([], report=_report(False, error="disk full"))
     assert res.score is None and res.gate is None
