@@ -41,8 +41,12 @@ def guarded(fn: Callable[[], T]) -> T:
     except PptJudgeError as exc:
         fail(str(exc))
     except ValidationError as exc:
-        lines = [f"  {'.'.join(str(p) for p in e['loc'])}: {e['msg']}" for e in exc.errors()]
-        fail(f"invalid {exc.title}:\n" + "\n".join(lines))
+        from judge.rundir import first_problem
+
+        fail(f"invalid {exc.title}: {first_problem(exc)}")
+    except OSError as exc:  # a path the user gave is a folder, unreadable, on a full disk, ...
+        reason = exc.strerror or str(exc)
+        fail(f"{exc.filename}: {reason}" if exc.filename else reason)
     except KeyboardInterrupt:
         typer.echo("interrupted", err=True)
         sys.exit(130)

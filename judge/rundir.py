@@ -32,10 +32,10 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from pydantic import BaseModel
+from pydantic import BaseModel, ValidationError
 
 from judge.errors import BenchmarkError
-from judge.schema import Candidate, CaseResult, Task
+from judge.schema import SCHEMA_VERSION, Candidate, CaseResult, Task
 
 RUN_MANIFEST = "run.json"
 RUN_TAXONOMY = "taxonomy.yaml"
@@ -133,9 +133,34 @@ def read_results(run: Path) -> list[CaseResult]:
             try:
                 res = CaseResult.model_validate_json(line)
             except ValueError as exc:
-                raise BenchmarkError(f"{path}:{lineno}: not a results line: {exc}") from exc
+                raise BenchmarkError(
+                    f"{path}:{lineno}: not a results line: {first_problem(exc)}"
+                ) from None
+            check_schema_version(f"{path}:{lineno}", res.version)
             by_case[res.case_id] = res
     return list(by_case.values())
+
+
+def first_problem(exc: ValueError) -> str:
+    """One line for a failed record validation: the first problem, and how many more."""
+    if not isinstance(exc, ValidationError):
+        return str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+    errors = exc.errors()
+    if not errors:
+        return exc.title
+    first = errors[0]
+    where = ".".join(str(p) for p in first["loc"])
+    more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
+    return f"{where + ': ' if where else ''}{first['msg']}{more}"
+
+
+def check_schema_version(where: str | Path, version: int) -> None:
+    """Refuse a record written by another on-disk schema (another pptjudge version)."""
+    if version != SCHEMA_VERSION:
+        raise BenchmarkError(
+            f"{where}: written with schema version {version}; this pptjudge reads version "
+            f"{SCHEMA_VERSION} (judge the benchmark again with this version)"
+        )
 
 
 def load_task(bench: Path, task_id: str) -> Task:

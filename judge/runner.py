@@ -37,6 +37,8 @@ from judge.rundir import (
     atomic_write_bytes,
     atomic_write_text,
     case_dir,
+    check_schema_version,
+    first_problem,
     iter_candidates,
     write_model,
 )
@@ -229,7 +231,8 @@ def _check_resume(path: Path, new: RunManifest) -> RunManifest:
     try:
         old = RunManifest.model_validate_json(path.read_text(encoding="utf-8"))
     except ValueError as exc:
-        raise BenchmarkError(f"{path}: not a run manifest: {exc}") from exc
+        raise BenchmarkError(f"{path}: not a run manifest: {first_problem(exc)}") from None
+    check_schema_version(path, old.version)
     for key in RESUME_KEYS:
         if getattr(old, key) != getattr(new, key):
             raise BenchmarkError(
@@ -309,6 +312,10 @@ def run_bench(
     tax = load_taxonomy(settings.taxonomy_path)
     tax_hash = taxonomy_hash(tax)
     candidates = list(iter_candidates(bench))
+    if not candidates:
+        raise BenchmarkError(
+            f"{bench}: no candidates to judge (expected candidates/<config>/<task>.pptx)"
+        )
     backend = make_backend(settings.judge, settings.backend, tax)
     if settings.max_cost_usd is not None and backend.cost(Usage(input_tokens=1)) is None:
         raise BenchmarkError(
@@ -568,7 +575,13 @@ def _replay_case(
     run_dir = cd.root.parent.parent.parent
     manifest = None
     if (run_dir / RUN_MANIFEST).is_file():
-        manifest = RunManifest.model_validate_json((run_dir / RUN_MANIFEST).read_text())
+        try:
+            manifest = RunManifest.model_validate_json((run_dir / RUN_MANIFEST).read_text())
+        except ValueError as exc:
+            raise BenchmarkError(
+                f"{run_dir / RUN_MANIFEST}: not a run manifest: {first_problem(exc)}"
+            ) from None
+        check_schema_version(run_dir / RUN_MANIFEST, manifest.version)
     if taxonomy_path is None and manifest is not None:
         # the taxonomy the run was scored with (its copy in the run folder), not whatever the
         # packaged file says today

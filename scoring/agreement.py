@@ -81,6 +81,8 @@ def read_labels(path: Path, known_cases: set[str] | None = None) -> list[Label]:
         text = path.read_text(encoding="utf-8-sig")
     except FileNotFoundError as exc:
         raise LabelsError(f"{path}: labels file not found") from exc
+    except OSError as exc:
+        raise LabelsError(f"{path}: cannot read the labels file: {exc.strerror or exc}") from exc
     except UnicodeDecodeError as exc:
         raise LabelsError(f"{path}: not UTF-8 text ({exc.reason})") from exc
     reader = csv.reader(text.splitlines())

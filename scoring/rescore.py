@@ -45,6 +45,7 @@ from judge.rundir import (
     RUN_TAXONOMY,
     atomic_write_text,
     case_dir,
+    check_schema_version,
 )
 from judge.schema import (
     ArtifactReport,
@@ -190,7 +191,9 @@ class RescoreReport:
 def _read_manifest(run: Path) -> RunManifest:
     path = run / RUN_MANIFEST
     try:
-        return RunManifest.model_validate_json(path.read_bytes())
+        manifest = RunManifest.model_validate_json(path.read_bytes())
+        check_schema_version(path, manifest.version)
+        return manifest
     except FileNotFoundError:
         raise BenchmarkError(f"{path}: no run.json (is {run} a run directory?)") from None
     except ValidationError as exc:
