@@ -78,7 +78,9 @@ def semantic_comparison(ctx: ToolContext) -> dict[str, Any]:
     A discrepancy is ``confirmed`` when it is confident in the render reading (raster against
     raster: the same reader on both sides, so reading slips cancel) and the object tree agrees
     (the tree shows the same difference, or cannot tell, e.g. a polyline whose direction the tree
-    does not record). Without a usable tree, only the render reading's confident ones count.
+    does not record). An invented node the tree holds with the same text is confirmed even when
+    OCR read its label with low confidence. Without a usable tree, only the render reading's
+    confident ones count.
     """
 
     def compute() -> dict[str, Any]:
@@ -106,7 +108,12 @@ def semantic_comparison(ctx: ToolContext) -> dict[str, Any]:
 
         confirmed = []
         for d in d_ren:
-            ok = d.confident and (not tree_ok or in_tree(d))
+            if tree_ok:
+                # an invented node the tree holds with the same text needs no OCR confidence:
+                # the tree gives the text, the render shows the node is really drawn
+                ok = in_tree(d) and (d.confident or d.kind == "extra_node")
+            else:
+                ok = d.confident
             confirmed.append(ok)
         return {
             "reference": {"nodes": len(ref.nodes), "edges": len(ref.edges)},
