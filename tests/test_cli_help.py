@@ -32,3 +32,55 @@ def test_every_command_has_help_with_an_example():
         result = runner.invoke(app, [*path, "--help"])
         assert result.exit_code == 0, path
         assert "Example" in result.output or "example" in result.output, path
+
+
+def test_flags_in_every_example_exist() -> None:
+    """An example line is copied literally: each --flag it uses must be an option of the command."""
+    import re
+
+    group = typer.main.get_command(app)
+    checked = 0
+    for path in _commands(group):
+        cmd = group
+        for name in path:
+            cmd = cmd.commands[name]
+        doc = cmd.help or ""
+        examples = [ln for ln in doc.splitlines() if "Example" in ln or "example" in ln]
+        known = {opt for p in cmd.params for opt in (*p.opts, *p.secondary_opts)}
+        for line in examples:
+            for flag in re.findall(r"(?<![\w-])(--[a-z][a-z0-9-]*)", line):
+                assert flag in known, (path, flag, line)
+                checked += 1
+    assert checked > 10  # the examples do use flags
+
+
+def test_flags_in_readme_commands_exist() -> None:
+    """Every `judge ...` line of README.md names a real command, and its --flags exist."""
+    import re
+    from pathlib import Path
+
+    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
+    blocks = re.findall(r"```[a-z]*\n(.*?)```", readme, flags=re.S)
+    commands: list[str] = []
+    for block in blocks:
+        for raw in block.splitlines():
+            line = raw.rstrip()  # flags in a trailing comment are checked too
+            for part in re.split(r"&&|;", line):
+                part = part.strip()
+                if part.startswith(".venv/bin/"):
+                    part = part[len(".venv/bin/") :]
+                if part.startswith("judge "):
+                    commands.append(part)
+                elif commands and raw.startswith(" ") and part.startswith(("[", "--")):
+                    commands[-1] += " " + part  # a synopsis continued on the next line
+    group = typer.main.get_command(app)
+    assert len(commands) > 20
+    for text in commands:
+        words = text.split()[1:]
+        cmd = group
+        while hasattr(cmd, "commands"):
+            assert words and words[0] in cmd.commands, text
+            cmd = cmd.commands[words.pop(0)]
+        known = {opt for p in cmd.params for opt in (*p.opts, *p.secondary_opts)}
+        for flag in re.findall(r"(?<![\w-])(--[a-z][a-z0-9-]*)", " ".join(words)):
+            assert flag in known, (text, flag)
