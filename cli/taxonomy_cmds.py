@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from cli.base import EXIT_FAIL, app, guarded
+from cli.base import EXIT_FAIL, app, fail, guarded
 from judge.errors import TaxonomyError
 from judge.schema import Taxonomy
 from taxonomy.loader import (
@@ -76,6 +76,8 @@ def validate_cmd(
 
     Example: judge taxonomy validate taxonomy/pptbench.yaml
     """
+    if not file.is_file():  # nothing to check: "could not do", not "the file has problems"
+        fail(f"{file}: {'is a folder' if file.is_dir() else 'no such file'}")
     try:
         tax = load_taxonomy(file)
     except TaxonomyError as exc:

@@ -128,3 +128,9 @@ def test_invalid_record_is_one_line(tmp_path, capsys) -> None:
     (tmp_path / "tasks" / "t" / "task.json").write_text('{"id": "t", "colour": 3, "x": 1}')
     err = guarded_stderr(lambda: load_task(tmp_path, "t"), capsys)
     assert "colour: Extra inputs are not permitted (and 1 more)" in err
+
+
+def test_taxonomy_validate_of_a_missing_file_could_not_check(tmp_path) -> None:
+    result = runner.invoke(app, ["taxonomy", "validate", str(tmp_path / "nope.yaml")])
+    one_error_line(result, "nope.yaml: no such file")
+    one_error_line(runner.invoke(app, ["taxonomy", "validate", str(tmp_path)]), "is a folder")
