@@ -288,6 +288,45 @@ def error_result(
     return result.model_copy(update={"error": error})
 
 
+def check_settings(settings: RunSettings) -> None:
+    """Refuse flag values that could only make cases error (or be silently replaced), before
+    anything is written; the message names the flag."""
+    from judge.render import MAX_DPI, MIN_DPI
+
+    b = settings.backend
+    checks = [
+        (settings.rounds >= 1, f"--rounds must be at least 1, not {settings.rounds}"),
+        (
+            settings.concurrency >= 1,
+            f"--concurrency must be at least 1, not {settings.concurrency}",
+        ),
+        (settings.workers >= 1, f"--workers must be at least 1, not {settings.workers}"),
+        (
+            settings.render_timeout_s > 0,
+            f"--render-timeout must be positive, not {settings.render_timeout_s}",
+        ),
+        (
+            settings.dpi is None or MIN_DPI <= settings.dpi <= MAX_DPI,
+            f"--dpi must be between {MIN_DPI} and {MAX_DPI}, not {settings.dpi}",
+        ),
+        (
+            settings.max_cost_usd is None or settings.max_cost_usd >= 0,
+            f"--max-cost must not be negative, not {settings.max_cost_usd}",
+        ),
+        (
+            settings.budgets.max_tool_calls >= 1,
+            f"--max-tool-calls must be at least 1, not {settings.budgets.max_tool_calls}",
+        ),
+        (b.retries >= 0, f"--retries must not be negative, not {b.retries}"),
+        (b.timeout_s > 0, f"--timeout must be positive, not {b.timeout_s}"),
+        (b.max_tokens >= 1, f"--max-tokens must be at least 1, not {b.max_tokens}"),
+        (b.temperature >= 0, f"--temperature must not be negative, not {b.temperature}"),
+    ]
+    for ok, message in checks:
+        if not ok:
+            raise BenchmarkError(message)
+
+
 def run_bench(
     bench: Path,
     out: Path,
@@ -305,10 +344,7 @@ def run_bench(
     t0 = time.perf_counter()
     progress = progress or Progress()
     bench, out = Path(bench), Path(out)
-    if settings.rounds < 1:
-        raise BenchmarkError(f"--rounds must be at least 1, not {settings.rounds}")
-    if settings.concurrency < 1:
-        raise BenchmarkError(f"--concurrency must be at least 1, not {settings.concurrency}")
+    check_settings(settings)
     tax = load_taxonomy(settings.taxonomy_path)
     tax_hash = taxonomy_hash(tax)
     candidates = list(iter_candidates(bench))

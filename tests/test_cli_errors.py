@@ -134,3 +134,24 @@ def test_taxonomy_validate_of_a_missing_file_could_not_check(tmp_path) -> None:
     result = runner.invoke(app, ["taxonomy", "validate", str(tmp_path / "nope.yaml")])
     one_error_line(result, "nope.yaml: no such file")
     one_error_line(runner.invoke(app, ["taxonomy", "validate", str(tmp_path)]), "is a folder")
+
+
+def test_run_refuses_flag_values_that_could_only_error(tmp_path) -> None:
+    bench = tmp_path / "bench"
+    (bench / "tasks").mkdir(parents=True)
+    (bench / "candidates").mkdir()
+    for flags, flag in [
+        (["--workers", "0"], "--workers"),
+        (["--render-timeout", "0"], "--render-timeout"),
+        (["--dpi", "0"], "--dpi"),
+        (["--max-cost", "-1"], "--max-cost"),
+        (["--max-tool-calls", "0"], "--max-tool-calls"),
+        (["--retries", "-1"], "--retries"),
+        (["--timeout", "0"], "--timeout"),
+        (["--max-tokens", "0"], "--max-tokens"),
+        (["--temperature", "-1"], "--temperature"),
+    ]:
+        out = tmp_path / "run"
+        result = runner.invoke(app, ["run", str(bench), "--out", str(out), *flags])
+        one_error_line(result, f"error: {flag} must")
+        assert not out.exists()  # nothing written for a refused command
