@@ -140,12 +140,14 @@ def agree_cmd(
 
     Example: judge agree runs/main --labels fixtures/labels.csv --second-run runs/again
     """
-    from scoring.agreement import agreement_report, agreement_text, read_labels
+    from scoring.agreement import agreement_report, agreement_text, read_labels, run_subtypes
     from scoring.leaderboard import load_cases
 
     def go() -> str:
         cases = load_cases([run])
-        labs = read_labels(labels, known_cases={c.case_id for c in cases})
+        labs = read_labels(
+            labels, known_cases={c.case_id for c in cases}, known_subtypes=run_subtypes(run)
+        )
         second = load_cases([second_run]) if second_run is not None else None
         rep = agreement_report(
             cases,

@@ -71,10 +71,23 @@ class Label:
     """Line of the labels file (1 = header)."""
 
 
-def read_labels(path: Path, known_cases: set[str] | None = None) -> list[Label]:
+def run_subtypes(run: Path) -> set[str] | None:
+    """The subtype names of the taxonomy a run keeps beside ``run.json`` (None if it has none)."""
+    from judge.rundir import RUN_TAXONOMY
+    from taxonomy.loader import load_taxonomy
+
+    copy = Path(run) / RUN_TAXONOMY
+    return set(load_taxonomy(copy).subtypes()) if copy.is_file() else None
+
+
+def read_labels(
+    path: Path, known_cases: set[str] | None = None, known_subtypes: set[str] | None = None
+) -> list[Label]:
     """Read and check a labels CSV; errors name the file and line.
 
     ``known_cases``: when given, a label naming a case not in it is an error.
+    ``known_subtypes``: when given, a label naming a subtype not in it is an error (a typo
+    would otherwise only lower the issue-set agreement).
     """
     path = Path(path)
     try:
@@ -130,6 +143,12 @@ def read_labels(path: Path, known_cases: set[str] | None = None) -> list[Label]:
         subtypes = frozenset(
             s.strip() for s in row[col["subtypes"]].split(SUBTYPE_SEPARATOR) if s.strip()
         )
+        unknown = sorted(subtypes - known_subtypes) if known_subtypes is not None else []
+        if unknown:
+            raise LabelsError(
+                f"{path}:{line}: unknown subtype(s) {', '.join(map(repr, unknown))} "
+                "(not in the run's taxonomy)"
+            )
         labels.append(Label(case_id, annotator, GATE_VALUES[gate], subtypes, line))
     if not labels:
         raise LabelsError(f"{path}: no label rows")

@@ -40,7 +40,7 @@ from judge.schema import (
     RunManifest,
     TrajectoryEvent,
 )
-from scoring.agreement import agreement_report, agreement_text, read_labels
+from scoring.agreement import agreement_report, agreement_text, read_labels, run_subtypes
 from scoring.bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED
 from scoring.findings_stats import FindingsReport, findings_report
 from scoring.leaderboard import Leaderboard, build_leaderboard
@@ -807,7 +807,9 @@ def write_report(
         raise BenchmarkError(f"{run}: results.jsonl has no cases")
     agreement = ""
     if labels is not None:
-        labs = read_labels(labels, known_cases={c.case_id for c in cases})
+        labs = read_labels(
+            labels, known_cases={c.case_id for c in cases}, known_subtypes=run_subtypes(run)
+        )
         agreement = agreement_text(agreement_report(cases, labs, labels_file=str(labels)))
     if out.exists() and not out.is_dir():
         raise BenchmarkError(f"{out}: exists and is not a folder")

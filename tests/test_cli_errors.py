@@ -155,3 +155,17 @@ def test_run_refuses_flag_values_that_could_only_error(tmp_path) -> None:
         result = runner.invoke(app, ["run", str(bench), "--out", str(out), *flags])
         one_error_line(result, f"error: {flag} must")
         assert not out.exists()  # nothing written for a refused command
+
+
+def test_labels_naming_a_subtype_unknown_to_the_runs_taxonomy_fail(runkit, tmp_path) -> None:
+    import shutil
+
+    from taxonomy.loader import DEFAULT_TAXONOMY
+
+    run = runkit.write(tmp_path / "run", two_configs(runkit))
+    shutil.copy(DEFAULT_TAXONOMY, run / "taxonomy.yaml")
+    labels = tmp_path / "labels.csv"
+    labels.write_text("case_id,annotator,gate,subtypes\na/t1,x,pass,line_width;line_widht\n")
+    for cmd in (["agree", str(run)], ["report", str(run), "--out", str(tmp_path / "rep")]):
+        result = runner.invoke(app, [*cmd, "--labels", str(labels)])
+        one_error_line(result, "labels.csv:2: unknown subtype(s) 'line_widht'")
