@@ -726,6 +726,14 @@ def _trajectory_html(rd: _RoundData, folder: CaseDir, page_dir: Path) -> str:
     return "".join(parts)
 
 
+def _artifact_text(case: CaseResult) -> str:
+    if case.valid:
+        return "valid"
+    if not case.artifact_failures:  # Stage 0 itself could not run (the error row says why)
+        return "not checked"
+    return "invalid: " + ", ".join(case.artifact_failures)
+
+
 def _case_html(case: CaseResult, run: Path, page_dir: Path) -> str:
     folder = case_dir(run, case.config_id, case.task_id)
     warnings: list[str] = []
@@ -745,7 +753,7 @@ def _case_html(case: CaseResult, run: Path, page_dir: Path) -> str:
             f"{_fmt(case.score)} (layout {_fmt(case.layout)}, text {_fmt(case.text)}, "
             f"graphics {_fmt(case.graphics)})",
         ),
-        ("artifact", "valid" if case.valid else "invalid: " + ", ".join(case.artifact_failures)),
+        ("artifact", _artifact_text(case)),
         ("gate", outcome),
         ("round votes", ", ".join(f"{k} {v}" for k, v in sorted(case.gate_votes.items()))),
         ("rounds", " · ".join(f"r{i} {s}" for i, s in enumerate(case.rounds))),

@@ -169,3 +169,16 @@ def test_labels_naming_a_subtype_unknown_to_the_runs_taxonomy_fail(runkit, tmp_p
     for cmd in (["agree", str(run)], ["report", str(run), "--out", str(tmp_path / "rep")]):
         result = runner.invoke(app, [*cmd, "--labels", str(labels)])
         one_error_line(result, "labels.csv:2: unknown subtype(s) 'line_widht'")
+
+
+def test_report_page_of_a_case_stage0_could_not_check_says_not_checked(runkit, tmp_path) -> None:
+    from scoring.report import case_slug, write_report
+
+    broken = runkit.case(
+        "a", "t3", gate=None, valid=False, error="stage 0 could not check x.pptx: is a folder"
+    )
+    run = runkit.write(tmp_path / "run", [*two_configs(runkit), broken])
+    write_report(run, tmp_path / "rep", n_resamples=50)
+    page = (tmp_path / "rep" / "cases" / case_slug(broken.case_id) / "index.html").read_text()
+    assert "<th>artifact</th><td>not checked</td>" in page
+    assert "is a folder" in page
