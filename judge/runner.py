@@ -606,6 +606,17 @@ def _replay_case(
     from taxonomy.loader import load_taxonomy, taxonomy_hash
 
     cd = CaseDir(Path(case_root))
+    if cd.stage0.is_file() and not cd.pair_json.is_file():
+        try:
+            stage0 = ArtifactReport.model_validate_json(cd.stage0.read_text(encoding="utf-8"))
+        except ValueError:
+            stage0 = None
+        if stage0 is not None and not stage0.valid:
+            failed = [c.name for c in stage0.checks if not c.passed and not c.skipped]
+            raise BenchmarkError(
+                f"{cd.root}: the candidate is invalid at Stage 0 ({', '.join(failed)}): "
+                "no rounds were judged, nothing to replay"
+            )
     if not cd.pair_json.is_file() or not cd.stage0.is_file():
         raise BenchmarkError(f"{cd.root}: not a judged case folder (no stage0.json / pair.json)")
     run_dir = cd.root.parent.parent.parent

@@ -371,3 +371,11 @@ def test_replay_names_a_recorded_file_that_is_gone(first_run, tmp_path) -> None:
     out = CliRunner().invoke(app, ["replay", str(stage0.parent)])
     assert out.exit_code == 2 and "moved/flow.pptx (recorded by the run) is not found" in out.output
     assert "Traceback" not in out.output
+
+
+def test_replay_of_an_invalid_candidate_says_there_is_nothing_to_replay(first_run) -> None:
+    case = first_run[0] / "cases" / "empty" / "flow"
+    out = CliRunner().invoke(app, ["replay", str(case)])
+    assert out.exit_code == 2 and "Traceback" not in out.output
+    assert "invalid at Stage 0 (editable_components" in out.output
+    assert "nothing to replay" in out.output
