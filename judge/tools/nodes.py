@@ -204,6 +204,27 @@ def _fill_holes(ink: np.ndarray, min_side: int, k: int) -> np.ndarray:
     return solid
 
 
+def _outline_colour(
+    pixels: np.ndarray, fill: tuple[int, int, int], bg: tuple[int, int, int]
+) -> tuple[int, int, int] | None:
+    """The outline colour among a blob's outer-band pixels (BGR, (N, 3)).
+
+    Anti-aliased pixels are blends of the outline with the fill or the background, so they lie
+    closer to the fill-background segment (in RGB) than the outline itself: take the pixels
+    farthest from that segment. When the outline lies on the segment, the dominant colour.
+    """
+    p = pixels.astype(np.float64)
+    a, b = np.asarray(bg, np.float64), np.asarray(fill, np.float64)
+    ab = b - a
+    t = np.clip(((p - a) @ ab) / max(1.0, float(ab @ ab)), 0.0, 1.0)
+    dist = np.linalg.norm(p - (a + t[:, None] * ab), axis=1)
+    if float(dist.max()) < INK_DIFF:
+        return dominant_bgr(pixels)
+    core = pixels[dist >= np.percentile(dist, 70)]
+    med = np.median(core, axis=0)
+    return (int(med[0]), int(med[1]), int(med[2]))
+
+
 def _corner_inset(mask: np.ndarray) -> float:
     """Median over the four corners of the diagonal distance (px) from the corner to the mask."""
     h, w = mask.shape
@@ -319,7 +340,7 @@ def _scan(
             strong = rp[away > INK_DIFF]
             # an outline runs all round the blob: enough of the ring must differ from the fill
             if strong.shape[0] >= STROKE_MIN_RING_FRAC * (2 * (w + h)):
-                stroke = dominant_bgr(strong)
+                stroke = _outline_colour(strong, interior, bg)
         fill: tuple[int, int, int] | None = interior
         if ciede2000_bgr(interior, bg) <= BG_SAME_DE:
             fill = None
