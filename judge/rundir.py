@@ -123,6 +123,10 @@ def case_dir(run: Path, config_id: str, task_id: str) -> CaseDir:
 def read_results(run: Path) -> list[CaseResult]:
     """Read ``results.jsonl`` of a run; the last line per case wins (resumed runs append)."""
     path = Path(run) / RESULTS
+    if not Path(run).exists():
+        raise BenchmarkError(f"{run}: no such run folder")
+    if not Path(run).is_dir():
+        raise BenchmarkError(f"{run}: a file, not a run folder (the --out folder of `judge run`)")
     if not path.is_file():
         raise BenchmarkError(f"{path}: no results.jsonl (is {run} a run directory?)")
     by_case: dict[str, CaseResult] = {}

@@ -182,3 +182,13 @@ def test_report_page_of_a_case_stage0_could_not_check_says_not_checked(runkit, t
     page = (tmp_path / "rep" / "cases" / case_slug(broken.case_id) / "index.html").read_text()
     assert "<th>artifact</th><td>not checked</td>" in page
     assert "is a folder" in page
+
+
+def test_a_run_argument_that_is_missing_or_a_file_is_named(tmp_path) -> None:
+    for cmd in (["leaderboard"], ["findings"]):
+        one_error_line(
+            runner.invoke(app, [*cmd, str(tmp_path / "nope")]), "nope: no such run folder"
+        )
+        (tmp_path / "results.jsonl").write_text("")
+        result = runner.invoke(app, [*cmd, str(tmp_path / "results.jsonl")])
+        one_error_line(result, "results.jsonl: a file, not a run folder")
