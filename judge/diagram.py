@@ -201,7 +201,10 @@ def text_style(
     if int(diff.max()) <= TEXT_INK_DIFF:
         return None, None, None
     core = diff > TEXT_INK_DIFF
-    colour = hex_of(dominant_bgr(crop[core]))
+    # glyph centres (the pixels farthest from the fill) carry the pure text colour; edges are
+    # blends, and small text has more of them
+    pure = core & (diff >= np.percentile(diff[core], 70))
+    colour = hex_of(dominant_bgr(crop[pure]))
     # glyph coverage at half contrast, so the measure does not depend on the resolution's
     # anti-aliasing; stroke width = 2 x area / perimeter (perimeter ~ twice the stroke length)
     mask = (diff > diff.max() / 2).astype(np.uint8)

@@ -274,6 +274,11 @@ def detail_measurements(ctx: ToolContext) -> dict[str, Any]:
                     colour_bad.append((r, c, de))
             if text_scale and r.text_stroke_px and c.text_stroke_px:
                 ratio = c.text_stroke_px * text_scale / r.text_stroke_px
+                if r.text_height_px and c.text_height_px:
+                    # strokes relative to glyph height: a bigger font is not a bolder one
+                    ratio = (c.text_stroke_px / c.text_height_px) / (
+                        r.text_stroke_px / r.text_height_px
+                    )
                 if ratio > FONT_STYLE_RATIO or ratio < 1 / FONT_STYLE_RATIO:
                     style_bad.append((r, ratio))
             if text_scale and r.text_height_px and c.text_height_px and r.lines == c.lines:
