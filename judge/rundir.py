@@ -41,6 +41,9 @@ RUN_MANIFEST = "run.json"
 RUN_TAXONOMY = "taxonomy.yaml"
 """A copy of the taxonomy file the run was scored with (so later edits never orphan a run)."""
 RESULTS = "results.jsonl"
+CANDIDATE_SUFFIXES = (".pptx", ".pptm")
+"""Candidate deck extensions (any case): a macro-enabled or upper-case-named deck is judged (and
+fails Stage 0 if it must), never silently left out of its configuration's mean."""
 CASES = "cases"
 
 
@@ -188,8 +191,16 @@ def iter_candidates(bench: Path) -> Iterator[Candidate]:
     if not tasks_dir.is_dir() or not cands_dir.is_dir():
         raise BenchmarkError(f"{bench}: a benchmark needs tasks/ and candidates/ folders")
     for config in sorted(p for p in cands_dir.iterdir() if p.is_dir()):
-        for pptx in sorted(config.glob("*.pptx")):
+        seen: dict[str, Path] = {}
+        for pptx in sorted(config.iterdir()):
+            if pptx.suffix.lower() not in CANDIDATE_SUFFIXES:
+                continue
             task_id = pptx.stem
+            if task_id in seen:
+                raise BenchmarkError(
+                    f"{pptx}: a second candidate for task {task_id!r} (also {seen[task_id].name})"
+                )
+            seen[task_id] = pptx
             ref = tasks_dir / task_id / "reference.png"
             if not ref.is_file():
                 raise BenchmarkError(f"{pptx}: no task {task_id!r} ({ref} is missing)")

@@ -379,3 +379,19 @@ def test_replay_of_an_invalid_candidate_says_there_is_nothing_to_replay(first_ru
     assert out.exit_code == 2 and "Traceback" not in out.output
     assert "invalid at Stage 0 (editable_components" in out.output
     assert "nothing to replay" in out.output
+
+
+def test_macro_enabled_and_upper_case_decks_are_candidates_not_skipped(tmp_path) -> None:
+    from judge.rundir import iter_candidates
+
+    bench = tiny_bench(tmp_path / "b")
+    deck = bench / "candidates" / "c" / "t.pptx"
+    (bench / "tasks" / "u").mkdir()
+    shutil.copy(bench / "tasks" / "t" / "reference.png", bench / "tasks" / "u" / "reference.png")
+    deck.rename(deck.with_name("t.pptm"))
+    shutil.copy(deck.with_name("t.pptm"), deck.with_name("u.PPTX"))
+    (bench / "candidates" / "c" / "notes.txt").write_text("not a deck")
+    assert [c.case_id for c in iter_candidates(bench)] == ["c/t", "c/u"]
+    shutil.copy(deck.with_name("t.pptm"), deck)  # t.pptm and t.pptx: which one is the answer?
+    with pytest.raises(BenchmarkError, match="a second candidate for task 't'"):
+        list(iter_candidates(bench))
