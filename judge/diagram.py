@@ -196,7 +196,7 @@ def text_style(
     x, y, w, h = (int(round(v)) for v in box)
     crop = img[max(0, y) : y + h, max(0, x) : x + w]
     if crop.size == 0:
-        return None, None
+        return None, None, None
     diff = np.abs(crop.astype(np.int16) - np.asarray(interior, np.int16)).max(axis=2)
     if int(diff.max()) <= TEXT_INK_DIFF:
         return None, None, None
