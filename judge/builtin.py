@@ -38,7 +38,6 @@ PLANS: dict[str, list[str]] = {
 }
 """The measurement tools each stage calls, in order, before submitting."""
 
-NODE_CATEGORY_SUBTYPES = ("node_position", "node_fill", "node_stroke", "corner_radius", "font_size")
 EDGE_SUBTYPES = ("dash_style", "line_width", "arrowhead_style")
 TEXT_FIT_SUBTYPES = ("overflow", "text_overlap", "unexpected_wrap", "clipping")
 

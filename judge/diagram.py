@@ -20,10 +20,12 @@ from scipy.optimize import linear_sum_assignment
 
 from judge.schema import ObjectTree, SlideObject
 from judge.thresholds import (
+    ENDPOINT_TOLERANCE_FRAC,
     LABEL_CHANGED_MIN_DISTANCE,
     LABEL_MATCH_MAX_DISTANCE,
     OCR_CONFIDENT,
     POSITION_WEIGHT,
+    TEXT_INK_DIFF,
     UNLABELLED_MATCH_MAX_POSITION,
 )
 
@@ -37,9 +39,6 @@ LINE_TYPES = ("connector", "line")
 
 NODE_TYPES = ("autoshape", "text_box", "placeholder", "freeform", "table", "picture")
 """Object types that may be nodes (a freeform with a closed outline can be a box)."""
-
-ENDPOINT_TOLERANCE_FRAC = 0.02
-"""A free line's end lands on a shape when within 2 % of the slide's larger side of its box."""
 
 
 @dataclass
@@ -178,10 +177,6 @@ def label_distance(a: str, b: str) -> float:
 def _inside(pt: tuple[float, float], box: tuple[float, float, float, float]) -> bool:
     x, y, w, h = box
     return x <= pt[0] <= x + w and y <= pt[1] <= y + h
-
-
-TEXT_INK_DIFF = 80
-"""Glyph pixels differ from the node's interior by more than this (anti-aliased rims less)."""
 
 
 def text_style(

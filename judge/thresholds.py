@@ -51,9 +51,6 @@ HOLE_FILL_MIN_EXTENT = 0.60
 share of its bounding box: a panel's hole loses the nodes and line loops attached inside it
 (up to ~30 %); loops closed through nodes are rejected separately (nodes straddle them)."""
 
-CONTAINER_MIN_CHILDREN = 1
-"""A blob with at least this many node-like blobs inside it is a panel (container), not a node."""
-
 CORNER_SHARP_PX = 1.5
 """Diagonal inset (px) of a square corner after anti-aliasing; insets above it are rounding."""
 
@@ -127,8 +124,15 @@ BLACK_LEVEL = 40
 """A pixel darker than this on every channel is black ink (text is thin; blocks are counted by
 area after opening)."""
 
-BLANK_BLOCK_MIN_FRAC = 0.02
-"""Blank/black blocks smaller than this share of the figure are noise, not rendering defects."""
+DIFF_SHIFT_PX = 9
+"""Panel pixels (1200x900 panels): ink found within this window of the other panel's ink is not
+a difference (normalised panels of a faithful render align within a few pixels)."""
+
+FIGURE_GROW_PX = 25
+"""Panel pixels the union of both panels' ink is grown by to take the figure's area."""
+
+BLOCK_MIN_PX = 15
+"""Panel pixels: black or blank regions thinner than this (text, lines) are not blocks."""
 
 # ------------------------------------------------------------------------------------------
 # Text fit (from LibreOffice's SVG export)
@@ -186,9 +190,58 @@ LINE_WIDTH_RATIO = 1.5
 """Line width (measured at half contrast, after global scale) differing by more than this factor
 is a line-width finding: faithful renders measure 0.75-1.1x the reference, doubled lines ~2x."""
 
-WRAP_EXTRA_LINES = 1
-"""A frame rendered with at least this many more lines than the reference label is a wrap
-finding."""
+
+# ------------------------------------------------------------------------------------------
+# Node blobs (judge/tools/nodes.py)
+
+MAX_DEPTH = 4
+"""Nesting levels scanned (slide > panel > sub-panel > node > inner box)."""
+
+HEAD_MAX_EXTENT = 0.62
+"""Triangles fill half their box; a small blob below this extent is an arrowhead."""
+
+HEAD_MAX_SIDE_FACTOR = 2.0
+"""... when its longest side is under this many smallest-node sides (nodes are far larger)."""
+
+STROKE_MIN_RING_FRAC = 0.4
+"""Share of the blob's perimeter (in pixels) that must differ from the fill to call it an outline
+(text near the edge or an attached line covers far less)."""
+
+BG_SAME_DE = 6.0
+"""A blob fill within this CIEDE2000 of the surrounding background is 'no fill' (outline only)."""
+
+# ------------------------------------------------------------------------------------------
+# Line components (judge/tools/arrows.py)
+
+MIN_WORD_CHARS = 2
+"""OCR lines with fewer letters/digits than this are arrowheads or line ends misread as text."""
+
+DASH_MIN_PIECES = 4
+"""A line made of at least this many separate ink pieces (joined only by the closing) is dashed."""
+
+DASH_GAP_WIDTHS = 3.5
+"""The dash-joining closing is at least this many line widths (OOXML dash gaps are 3 widths)."""
+
+DASH_JOIN_FACTOR = 3
+"""Dashed runs within this many closing widths of each other are one line (an elbow's corner
+can fall in a dash gap wider than the closing bridges)."""
+
+# ------------------------------------------------------------------------------------------
+# Graph reading (judge/diagram.py)
+
+ENDPOINT_TOLERANCE_FRAC = 0.02
+"""A free line's end lands on a shape when within 2 % of the slide's larger side of its box."""
+
+TEXT_INK_DIFF = 80
+"""Glyph pixels differ from the node's interior by more than this (anti-aliased rims less)."""
+
+# ------------------------------------------------------------------------------------------
+# OCR engine (judge/tools/ocr.py)
+
+DET_MAX_SIDE = 960
+"""Text detection runs on the image scaled to at most this side (recognition still reads the
+full-resolution crops): 16 px labels of a 1600 px figure stay ~10 px tall, which the detector
+finds, and detection is ~4x faster than on a 2000 px render."""
 
 
 def scaled_px(per_kpx: float, shape: tuple[int, ...], minimum: int = 1) -> int:

@@ -19,26 +19,19 @@ import numpy as np
 from judge.thresholds import (
     CONTACT_MARGIN_PER_KPX,
     DASH_CLOSE_PER_KPX,
+    DASH_GAP_WIDTHS,
+    DASH_JOIN_FACTOR,
+    DASH_MIN_PIECES,
     HEAD_MIN_EXTRA_PX,
     HEAD_REACH_PER_KPX,
     HEAD_THICKNESS_RATIO,
     MIN_EDGE_LENGTH_PER_KPX,
+    MIN_WORD_CHARS,
     scaled_px,
 )
 from judge.tools.base import Tool, ToolContext, ToolOutput
 from judge.tools.nodes import Blob, blobs_cached, border_bgr, channel_max, erode, ink_mask
 from judge.tools.ocr import box_to_frame, memo, ocr_full
-
-MIN_WORD_CHARS = 2
-"""OCR lines with fewer letters/digits than this are arrowheads or line ends misread as text."""
-
-DASH_MIN_PIECES = 4
-DASH_GAP_WIDTHS = 3.5
-"""The dash-joining closing is at least this many line widths (OOXML dash gaps are 3 widths)."""
-DASH_JOIN_FACTOR = 3
-"""Dashed runs within this many closing widths of each other are one line (an elbow's corner
-can fall in a dash gap wider than the closing bridges)."""
-"""A line made of at least this many separate ink pieces (joined only by the closing) is dashed."""
 
 
 @dataclass

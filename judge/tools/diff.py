@@ -13,7 +13,13 @@ from typing import Any, Literal
 import cv2
 import numpy as np
 
-from judge.thresholds import BLACK_LEVEL, INK_DIFF
+from judge.thresholds import (
+    BLACK_LEVEL,
+    BLOCK_MIN_PX,
+    DIFF_SHIFT_PX,
+    FIGURE_GROW_PX,
+    INK_DIFF,
+)
 from judge.tools.base import Tool, ToolContext, ToolOutput, ToolUsageError
 
 
@@ -101,13 +107,18 @@ def aligned_difference(ref: np.ndarray, cand: np.ndarray) -> dict[str, Any]:
     """
     ink_r = np.abs(ref.astype(np.int16) - 255).max(axis=2) > INK_DIFF
     ink_c = np.abs(cand.astype(np.int16) - 255).max(axis=2) > INK_DIFF
-    k = np.ones((9, 9), np.uint8)
+    k = np.ones((DIFF_SHIFT_PX, DIFF_SHIFT_PX), np.uint8)
     # tolerate small offsets: compare each ink mask with the other's dilation
     dr = cv2.dilate(ink_r.astype(np.uint8), k) > 0
     dc = cv2.dilate(ink_c.astype(np.uint8), k) > 0
     only_ref = ink_r & ~dc
     only_cand = ink_c & ~dr
-    content = cv2.dilate((ink_r | ink_c).astype(np.uint8), np.ones((25, 25), np.uint8)) > 0
+    content = (
+        cv2.dilate(
+            (ink_r | ink_c).astype(np.uint8), np.ones((FIGURE_GROW_PX, FIGURE_GROW_PX), np.uint8)
+        )
+        > 0
+    )
     ys, xs = np.nonzero(content)
     if xs.size == 0:
         return {
@@ -122,7 +133,7 @@ def aligned_difference(ref: np.ndarray, cand: np.ndarray) -> dict[str, Any]:
     black_c = (cand.max(axis=2) < BLACK_LEVEL) & ~(
         cv2.dilate((ref.max(axis=2) < BLACK_LEVEL).astype(np.uint8), k) > 0
     )
-    big = np.ones((15, 15), np.uint8)
+    big = np.ones((BLOCK_MIN_PX, BLOCK_MIN_PX), np.uint8)
     black_blocks = cv2.morphologyEx(black_c.astype(np.uint8), cv2.MORPH_OPEN, big)
     # blank blocks: solid reference content (fills, not lines) missing from the candidate
     ref_solid = cv2.morphologyEx(ink_r.astype(np.uint8), cv2.MORPH_OPEN, big) > 0

@@ -17,37 +17,26 @@ import cv2
 import numpy as np
 
 from judge.thresholds import (
+    BG_SAME_DE,
     CORNER_SHARP_PX,
+    HEAD_MAX_EXTENT,
+    HEAD_MAX_SIDE_FACTOR,
     HOLE_FILL_MIN_EXTENT,
     INK_DIFF,
     LINE_INK_DIFF,
     LINE_OPEN_PER_KPX,
+    MAX_DEPTH,
     MIN_NODE_EXTENT,
     MIN_NODE_SIDE_PER_KPX,
     SHADOW_MAX_DIFF,
     SHADOW_MAX_SPREAD,
     SHADOW_MIN_GRADIENT,
+    STROKE_MIN_RING_FRAC,
     scaled_px,
 )
 from judge.tools.base import Tool, ToolContext, ToolOutput
 from judge.tools.diff import ciede2000_bgr
 from judge.tools.ocr import box_to_frame, memo, region_to_image
-
-MAX_DEPTH = 4
-"""Nesting levels scanned (slide > panel > sub-panel > node > inner box)."""
-
-HEAD_MAX_EXTENT = 0.62
-"""Triangles fill half their box; a small blob below this extent is an arrowhead."""
-
-HEAD_MAX_SIDE_FACTOR = 2.0
-"""... when its longest side is under this many smallest-node sides (nodes are far larger)."""
-
-STROKE_MIN_RING_FRAC = 0.4
-"""Share of the blob's perimeter (in pixels) that must differ from the fill to call it an outline
-(text near the edge or an attached line covers far less)."""
-
-BG_SAME_DE = 6.0
-"""A blob fill within this CIEDE2000 of the surrounding background is 'no fill' (outline only)."""
 
 
 @dataclass

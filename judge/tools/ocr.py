@@ -16,17 +16,13 @@ from typing import Any, Literal
 
 import numpy as np
 
-from judge.thresholds import OCR_MIN_CONFIDENCE
+from judge.thresholds import DET_MAX_SIDE, OCR_MIN_CONFIDENCE
 from judge.tools.base import Tool, ToolContext, ToolOutput, ToolUsageError
 
 _ENGINE: Any = None
 _ENGINE_LOCK = threading.Lock()
 _RUN_LOCK = threading.Lock()
 
-DET_MAX_SIDE = 960
-"""Text detection runs on the image scaled to at most this side (recognition still reads the
-full-resolution crops): 16 px labels of a 1600 px figure stay ~10 px tall, which the detector
-finds, and detection is ~4x faster than on a 2000 px render."""
 
 _MODEL_FILES = {
     "Det.model_path": "PP-OCRv6_det_small.onnx",
