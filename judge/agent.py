@@ -49,6 +49,9 @@ from judge.trajectory import RAW_ARGUMENTS_KEY, Recorder
 SUBMIT_TOOL = "submit_verdict"
 """Name of every stage's submit tool; its arguments are the stage verdict's JSON."""
 
+TOOL_BUDGET_SPENT = "tool budget spent"
+"""Start of the error a tool call gets once the stage's tool budget is spent (it never ran)."""
+
 PAIR_DETAIL = "high"
 """OpenAI image detail level for the pair and crops (tiles of 512 px are what a model can read)."""
 
@@ -254,7 +257,7 @@ def tools_node(state: StageState, config: RunnableConfig) -> dict[str, Any]:
         elif used + n_calls >= rt.budgets.max_tool_calls:
             output = ToolOutput(
                 {
-                    "error": f"tool budget spent ({rt.budgets.max_tool_calls} calls per stage): "
+                    "error": f"{TOOL_BUDGET_SPENT} ({rt.budgets.max_tool_calls} calls per stage): "
                     f"call {SUBMIT_TOOL} with your verdict now"
                 }
             )

@@ -25,11 +25,12 @@ from langchain_core.messages import AIMessage, BaseMessage, ToolMessage
 from langchain_core.outputs import ChatGeneration, ChatResult
 from pydantic import ConfigDict
 
+from judge.agent import SUBMIT_TOOL, TOOL_BUDGET_SPENT
 from judge.schema import StageName, Taxonomy
 from judge.thresholds import RENDER_DEFECT_MAX_FRAC, TEXT_DEFECT_MAX_FRAC
 from judge.tools.base import ToolContext
 
-SUBMIT = "submit_verdict"
+SUBMIT = SUBMIT_TOOL
 
 PLANS: dict[str, list[str]] = {
     "semantic": ["reference_graph", "candidate_graph", "compare_graphs"],
@@ -75,6 +76,19 @@ class BuiltinJudgeModel(BaseChatModel):
         for name in plan:
             if name not in results:
                 return _reply(AIMessage(content="", tool_calls=[_call(self.stage, name, {}, 0)]))
+        unmeasured = [
+            n for n in plan if str(results[n].get("error", "")).startswith(TOOL_BUDGET_SPENT)
+        ]
+        if unmeasured:
+            # A verdict must rest on measurements: with tools refused, submit nothing, so the
+            # stage ends without a verdict (round errored) instead of passing by default.
+            return _reply(
+                AIMessage(
+                    content="The builtin judge cannot decide: the tool budget refused "
+                    + ", ".join(unmeasured)
+                    + f" ({len(plan)} measurements are needed before a verdict)"
+                )
+            )
         if submits:
             last_error = submits[-1]
             if len(submits) >= 2:

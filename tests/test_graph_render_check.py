@@ -34,3 +34,25 @@ def test_blank_render_makes_the_artifact_invalid(
     assert result.gate == "artifact"
     assert result.artifact_failures == ["renders"]
     assert result.score == 0.0
+
+
+@pytest.mark.slow
+def test_builtin_judge_with_too_small_a_tool_budget_errors_instead_of_passing(
+    tmp_path: Path, judge_bench: Path, render_pool: RenderPool
+) -> None:
+    from judge.agent import Budgets
+
+    bench = tmp_path / "bench"
+    shutil.copytree(judge_bench / "tasks", bench / "tasks")
+    (bench / "candidates" / "swapped").mkdir(parents=True)
+    shutil.copy(
+        judge_bench / "candidates" / "swapped" / "flow.pptx",
+        bench / "candidates" / "swapped" / "flow.pptx",
+    )
+    settings = RunSettings(judge="builtin", rounds=1, budgets=Budgets(max_tool_calls=1))
+
+    run_bench(bench, tmp_path / "run", settings, render_pool=render_pool)
+
+    (result,) = read_results(tmp_path / "run")
+    assert result.rounds == ["errored"]
+    assert result.score is None and result.error
