@@ -124,7 +124,7 @@ def test_judge_run_with_builtin_matches_fixture_labels(tmp_path: Path, render_po
     assert results["agent-wrong"].gate_votes == {"render": 3}
 
 
-REAL_DECKS = Path(__file__).resolve().parents[2] / "shared" / "real-decks"  # ../shared beside the clone
+REAL_DECKS = Path(__file__).resolve().parents[2] / "shared" / "real-decks"
 SOME_REAL = ("poi_shapes.pptx", "poi_table_test.pptx", "poi_SmartArt.pptx", "poi_rain.pptx")
 
 
