@@ -456,6 +456,11 @@ def _run_locked(
         cd = case_dir(out, cand.config_id, cand.task_id)
         if not budget.may_start():
             return None
+        if not Path(cand.reference).is_file():
+            missing = f"{cand.pptx}: no task {cand.task_id!r} ({cand.reference} is missing)"
+            result = error_result(cand, cd, tax, tax_hash, settings.policy, missing)
+            write_model(cd.case_json, result)
+            return result
         rt = CaseRuntime(
             candidate=cand,
             case_dir=cd,

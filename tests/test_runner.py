@@ -395,3 +395,21 @@ def test_macro_enabled_and_upper_case_decks_are_candidates_not_skipped(tmp_path)
     shutil.copy(deck.with_name("t.pptm"), deck)  # t.pptm and t.pptx: which one is the answer?
     with pytest.raises(BenchmarkError, match="a second candidate for task 't'"):
         list(iter_candidates(bench))
+
+
+def test_candidate_for_a_missing_task_is_an_errored_case_and_the_batch_goes_on(
+    tmp_path, render_pool
+) -> None:
+    from judge.rundir import read_results
+
+    bench = tiny_bench(tmp_path / "b")
+    shutil.copy(bench / "candidates" / "c" / "t.pptx", bench / "candidates" / "c" / "gone.pptx")
+    settings = RunSettings(judge="builtin", rounds=1)
+
+    summary = run_bench(bench, tmp_path / "run", settings, render_pool=render_pool)
+
+    results = {r.case_id: r for r in read_results(tmp_path / "run")}
+    assert summary.errors == 1
+    assert "no task 'gone'" in (results["c/gone"].error or "")
+    assert results["c/gone"].score is None
+    assert results["c/t"].error is None and results["c/t"].gate is not None
