@@ -18,6 +18,7 @@ import numpy as np
 
 from judge.thresholds import DET_MAX_SIDE, OCR_MIN_CONFIDENCE
 from judge.tools.base import Tool, ToolContext, ToolOutput, ToolUsageError
+from judge.tools.view import mapping, to_image_box
 
 _ENGINE: Any = None
 _ENGINE_LOCK = threading.Lock()
@@ -129,36 +130,8 @@ def ocr_full(ctx: ToolContext, which: str) -> list[OcrLine]:
     return memo(ctx, f"ocr:{which}", lambda: ocr_image(ctx.image(which)))
 
 
-def mapping_for(ctx: ToolContext, which: str) -> Any:
-    """The PanelMapping of ``reference`` or ``candidate``."""
-    if which == "reference":
-        return ctx.pair.reference
-    if which == "candidate":
-        return ctx.pair.candidate
-    raise ToolUsageError(f"unknown image {which!r}: use 'reference' or 'candidate'")
-
-
-def region_to_image(
-    ctx: ToolContext, which: str, x: float, y: float, w: float, h: float, frame: str
-) -> tuple[int, int, int, int]:
-    """A region given in ``frame`` as integer image-frame pixels (x0, y0, x1, y1), clipped."""
-    img = ctx.image(which)
-    ih, iw = img.shape[:2]
-    if w <= 0 or h <= 0:
-        raise ToolUsageError("region width and height must be positive")
-    if frame == "panel":
-        m = mapping_for(ctx, which)
-        x0, y0 = m.panel_to_image(x, y)
-        x1, y1 = m.panel_to_image(x + w, y + h)
-    else:
-        x0, y0, x1, y1 = x, y, x + w, y + h
-    ix0, iy0 = max(0, int(np.floor(x0))), max(0, int(np.floor(y0)))
-    ix1, iy1 = min(iw, int(np.ceil(x1))), min(ih, int(np.ceil(y1)))
-    if ix1 - ix0 < 2 or iy1 - iy0 < 2:
-        raise ToolUsageError(
-            f"region lies outside the {which} image ({iw}x{ih} px in the image frame)"
-        )
-    return ix0, iy0, ix1, iy1
+region_to_image = to_image_box
+"""A region in ``frame`` as clipped (x0, y0, x1, y1) image pixels (one implementation, in view)."""
 
 
 def box_to_frame(
@@ -167,7 +140,7 @@ def box_to_frame(
     """An image-frame (x, y, w, h) box in ``frame``, rounded to 0.1 px."""
     x, y, w, h = box
     if frame == "panel":
-        m = mapping_for(ctx, which)
+        m = mapping(ctx, which)
         px, py = m.image_to_panel(x, y)
         return [round(px, 1), round(py, 1), round(w * m.scale, 1), round(h * m.scale, 1)]
     return [round(x, 1), round(y, 1), round(w, 1), round(h, 1)]
