@@ -26,9 +26,9 @@ from pathlib import Path
 
 from langchain_core.messages import HumanMessage, ToolMessage
 
-from judge.builtin import SUBMIT, BuiltinJudgeModel
-from judge.graph import make_context
-from judge.render import RenderPool
+from judge.backends.builtin import SUBMIT, BuiltinJudgeModel
+from judge.engine.graph import make_context
+from judge.render.pool import RenderPool
 from judge.rundir import CaseDir
 from judge.schema import Candidate, PairGeometry
 from judge.tools import TOOLS
@@ -55,7 +55,7 @@ def real_decks(folder: Path, tmp: Path) -> int:
 
     from generation.diagram import make_diagram
     from generation.draw import draw_reference
-    from judge.prepare import prepare_pair
+    from judge.render.prepare import prepare_pair
 
     tax = load_taxonomy()
     ref = tmp / "reference.png"

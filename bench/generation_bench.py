@@ -38,8 +38,8 @@ def main() -> int:
 
     from generation.benchmark import write_benchmark
     from generation.variants import VARIANTS
-    from judge.prepare import prepare_pair
-    from judge.render import RenderPool
+    from judge.render.pool import RenderPool
+    from judge.render.prepare import prepare_pair
 
     with tempfile.TemporaryDirectory() as tmp:
         bench = Path(tmp) / "bench"

@@ -25,10 +25,10 @@ from pathlib import Path
 import cv2
 from langchain_core.messages import AIMessage
 
-from judge.agent import SUBMIT_TOOL, png_bytes
 from judge.backends.replay import ReplayChatModel
-from judge.graph import CaseRuntime, make_context, run_round
-from judge.prepare import prepare_pair
+from judge.engine.agent import SUBMIT_TOOL, png_bytes
+from judge.engine.graph import CaseRuntime, make_context, run_round
+from judge.render.prepare import prepare_pair
 from judge.rundir import CaseDir
 from judge.schema import Candidate, Policy, StageName, Usage
 from judge.tools import TOOLS

@@ -4,7 +4,7 @@ On the same N diagram-like decks (python-pptx, seeded), measured in one run:
 
 * cold: one ``soffice --headless --convert-to pdf`` process per file, each with a fresh user
   profile (what a naive pipeline pays per deck);
-* warm PDF: :class:`judge.render.RenderPool` (``--workers`` instances, started once) converting
+* warm PDF: :class:`judge.render.pool.RenderPool` (``--workers`` instances, started once) converting
   the same decks to PDF -- the like-for-like comparison with cold;
 * warm PNG: the full ``render_many`` job (PPTX -> PDF -> PNG at ``--dpi``);
 * PDF -> PNG seconds per page with pdfium (the project's rasteriser) and with pdftoppm.
@@ -31,7 +31,7 @@ from pptx import Presentation
 from pptx.enum.shapes import MSO_CONNECTOR, MSO_SHAPE
 from pptx.util import Inches, Pt
 
-from judge.render import RenderPool, rasterise_first_page
+from judge.render.pool import RenderPool, rasterise_first_page
 
 TARGET_RATIO = 4.0
 """Issue 2's target: warm throughput at least 4x cold."""

@@ -2,7 +2,7 @@
 
 Builds ``--decks`` typical candidates with python-pptx (10-30 labelled shapes joined by glued
 connectors, a title text box; every third deck also carries an icon picture) and a reference
-diagram PNG, then times :func:`judge.stage0.validate` (``render=None``) on each, ``--repeat``
+diagram PNG, then times :func:`judge.artifact.gate.validate` (``render=None``) on each, ``--repeat``
 times, with the reference (pictures screened) and without it. The prepared reference is cached
 across candidates of a task (as in a batch run); one figure drops that cache every run.
 
@@ -29,8 +29,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # for tests.decks
 
-from judge import stage0  # noqa: E402
-from judge.stage0 import validate  # noqa: E402
+from judge.artifact import gate as stage0  # noqa: E402
+from judge.artifact.gate import validate  # noqa: E402
 from tests.decks import (  # noqa: E402
     Pic,
     cropped,
@@ -122,8 +122,8 @@ def copy_eval(folder: Path, seed: int = 5, verbose: bool = False) -> dict[str, i
     import cv2
     import numpy as np
 
-    from judge.copydetect import ReferenceScreen, _corner_count, _grey, decode_rgb
-    from judge.ooxml import PictureBlob
+    from judge.artifact.copydetect import ReferenceScreen, _corner_count, _grey, decode_rgb
+    from judge.artifact.ooxml import PictureBlob
     from judge.schema import Box
 
     aspect = 16 / 9

@@ -8,7 +8,7 @@ from typing import Annotated
 import typer
 
 from cli.base import app, guarded
-from judge.prepare import geometry_path, prepare_pair
+from judge.render.prepare import geometry_path, prepare_pair
 from judge.rundir import write_model
 
 

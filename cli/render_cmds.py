@@ -9,9 +9,9 @@ from typing import Annotated
 import typer
 
 from cli.base import EXIT_FAIL, app, guarded
+from judge.artifact.ooxml import requested_fonts
 from judge.errors import PptJudgeError, RenderError
-from judge.ooxml import requested_fonts
-from judge.render import DEFAULT_DPI, RenderPool
+from judge.render.pool import DEFAULT_DPI, RenderPool
 from judge.rundir import atomic_write_bytes, write_model
 from judge.schema import RenderResult
 

@@ -112,9 +112,9 @@ def run_cmd(
 
     Example: judge run bench/ --rounds 3 --judge openai --model gpt-4o --out runs/gpt4o
     """
-    from judge.agent import Budgets
     from judge.backends import BackendSettings, Prices, default_backend_name, load_prices
-    from judge.runner import Progress, RunSettings, RunSummary, run_bench
+    from judge.engine.agent import Budgets
+    from judge.engine.runner import Progress, RunSettings, RunSummary, run_bench
     from scoring.policy import resolve_policy
 
     def build() -> RunSettings:
@@ -227,7 +227,7 @@ def replay_cmd(
 
     Example: judge replay runs/gpt4o/cases/cfgA/task07 --round 1
     """
-    from judge.runner import replay_case
+    from judge.engine.runner import replay_case
 
     if not case.is_dir():
         fail(f"{case}: no such case folder")

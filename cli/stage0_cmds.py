@@ -10,11 +10,11 @@ from typing import Annotated
 import typer
 
 from cli.base import EXIT_FAIL, EXIT_OK, app, fail, guarded
+from judge.artifact.gate import validate
+from judge.artifact.ooxml import requested_fonts
 from judge.errors import PptJudgeError, RenderError
-from judge.ooxml import requested_fonts
-from judge.render import DEFAULT_DPI, RenderPool
+from judge.render.pool import DEFAULT_DPI, RenderPool
 from judge.schema import ArtifactReport, CheckResult, RenderResult
-from judge.stage0 import validate
 
 
 class RendererUnavailable(PptJudgeError):

@@ -147,7 +147,7 @@ class ArtifactReport(Model):
 
 
 # --------------------------------------------------------------------------------------------
-# The candidate's object tree (read from the PPTX by judge.ooxml; no EMU or XML past it)
+# The candidate's object tree (read from the PPTX by judge.artifact.ooxml; no EMU or XML past it)
 
 ObjectType = Literal[
     "text_box",

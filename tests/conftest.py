@@ -6,7 +6,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from judge.render import RenderPool
+from judge.render.pool import RenderPool
 
 
 @pytest.fixture(scope="session")

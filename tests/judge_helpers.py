@@ -17,7 +17,7 @@ from pptx import Presentation
 from pptx.enum.shapes import MSO_CONNECTOR, MSO_SHAPE
 from pptx.util import Emu, Inches, Pt
 
-from judge.prepare import prepare_pair
+from judge.render.prepare import prepare_pair
 from judge.schema import Taxonomy
 from judge.tools.base import ToolContext
 
@@ -70,7 +70,7 @@ def flow_image(path: Path, n_boxes: int = 3, size: tuple[int, int] = (1000, 750)
 def make_context(tmp: Path, n_candidate_boxes: int = 3) -> ToolContext:
     """A tool context from real files: images drawn with OpenCV, a python-pptx deck, a real
     normalised pair (no LibreOffice)."""
-    from judge.ooxml import read_object_tree
+    from judge.artifact.ooxml import read_object_tree
 
     ref = flow_image(tmp / "reference.png", 3, (1000, 750))
     render = flow_image(tmp / "render.png", n_candidate_boxes, (1280, 960))

@@ -1,4 +1,4 @@
-"""The stage loop (judge.agent): tools, submissions, budgets, trajectories."""
+"""The stage loop (judge.engine.agent): tools, submissions, budgets, trajectories."""
 
 from __future__ import annotations
 
@@ -9,7 +9,8 @@ from typing import Any
 import pytest
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
 
-from judge.agent import (
+from judge.backends.replay import ReplayChatModel
+from judge.engine.agent import (
     SUBMIT_TOOL,
     Budgets,
     StageRuntime,
@@ -18,10 +19,9 @@ from judge.agent import (
     run_stage,
     submit_tool_schema,
 )
-from judge.backends.replay import ReplayChatModel
+from judge.engine.trajectory import ImageStore, Recorder
 from judge.schema import StageName
 from judge.tools import TOOLS
-from judge.trajectory import ImageStore, Recorder
 from taxonomy.loader import load_taxonomy
 from tests.judge_helpers import detail_args, make_context
 

@@ -9,16 +9,16 @@ from typing import Any
 
 import pytest
 
-from judge.agent import Budgets
 from judge.backends import BackendSettings, Prices, load_prices, make_backend
 from judge.backends.openai import OpenAIBackend
-from judge.cache import ModelCache
+from judge.engine.agent import Budgets
+from judge.engine.cache import ModelCache
+from judge.engine.graph import CaseRuntime, run_round
+from judge.engine.trajectory import read_trajectory
 from judge.errors import BackendError
-from judge.graph import CaseRuntime, run_round
 from judge.rundir import CaseDir
 from judge.schema import Candidate, Policy
 from judge.tools import TOOLS
-from judge.trajectory import read_trajectory
 from taxonomy.loader import load_taxonomy, taxonomy_hash
 from tests.fake_openai import Reply, call, scripted, serve, stage_of, submit, turn_of
 from tests.judge_helpers import detail_args, make_context

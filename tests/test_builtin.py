@@ -9,9 +9,9 @@ import pytest
 from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 
 from generation.benchmark import write_benchmark
-from judge.builtin import SUBMIT, BuiltinJudgeModel
-from judge.graph import make_context
-from judge.prepare import prepare_pair
+from judge.backends.builtin import SUBMIT, BuiltinJudgeModel
+from judge.engine.graph import make_context
+from judge.render.prepare import prepare_pair
 from judge.rundir import CaseDir
 from judge.schema import Candidate, DetailVerdict, GateVerdict
 from judge.tools import TOOLS
@@ -105,8 +105,8 @@ def test_judge_run_with_builtin_matches_fixture_labels(tmp_path: Path, render_po
     fails the render gate."""
     import shutil
 
+    from judge.engine.runner import RunSettings, run_bench
     from judge.rundir import read_results
-    from judge.runner import RunSettings, run_bench
 
     bench = tmp_path / "bench"
     shutil.copytree(FIXTURE_BENCH / "tasks" / TASK, bench / "tasks" / TASK)

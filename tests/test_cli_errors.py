@@ -60,8 +60,8 @@ def test_rescore_refuses_a_run_manifest_of_another_schema_version(runkit, tmp_pa
 
 
 def test_run_refuses_to_resume_a_run_of_another_schema_version(tmp_path) -> None:
+    from judge.engine.runner import _check_resume
     from judge.errors import BenchmarkError
-    from judge.runner import _check_resume
     from judge.schema import RunManifest
 
     new = RunManifest(

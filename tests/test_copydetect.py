@@ -1,4 +1,4 @@
-"""judge.copydetect: pictures that copy the reference are caught; different pictures are not."""
+"""judge.artifact.copydetect: pictures copying the reference are caught; others are not."""
 
 from __future__ import annotations
 
@@ -10,8 +10,8 @@ import cv2
 import numpy as np
 import pytest
 
-from judge.copydetect import ReferenceScreen, ScreenResult
-from judge.ooxml import PictureBlob
+from judge.artifact.copydetect import ReferenceScreen, ScreenResult
+from judge.artifact.ooxml import PictureBlob
 from judge.schema import Box
 from tests.decks import (
     cropped,

@@ -46,7 +46,7 @@ from generation.variants import (
     VARIANTS,
     Built,
 )
-from judge.prepare import prepare_pair
+from judge.render.prepare import prepare_pair
 from judge.rundir import iter_candidates
 from judge.schema import CaseLabel, PairGeometry, Task, TruthGraph
 from scoring.agreement import read_labels
@@ -470,7 +470,7 @@ def test_stage3_defect_changes_only_its_property_and_keeps_the_graph(
 
 
 def test_artifact_variants_fail_exactly_their_stage0_check(diagram: Diagram, tmp_path: Path):
-    from judge.stage0 import validate
+    from judge.artifact.gate import validate
 
     ref = tmp_path / "reference.png"
     ref.write_bytes(reference_png_bytes(diagram))

@@ -8,17 +8,17 @@ from typing import Any
 
 import pytest
 
-from judge.agent import build_stage_graph
 from judge.backends import BackendSettings
 from judge.backends.openai import OpenAIBackend
 from judge.backends.replay import ReplayBackend
+from judge.engine.agent import build_stage_graph
+from judge.engine.graph import CaseRuntime, build_graph, build_round_graph, judge_case, settled
+from judge.engine.trajectory import read_trajectory
 from judge.errors import RenderError
-from judge.graph import CaseRuntime, build_graph, build_round_graph, judge_case, settled
-from judge.render import RenderPool
+from judge.render.pool import RenderPool
 from judge.rundir import CaseDir, iter_candidates
 from judge.schema import Candidate, CaseResult, Policy, RoundResult
 from judge.tools import TOOLS
-from judge.trajectory import read_trajectory
 from taxonomy.loader import load_taxonomy, taxonomy_hash
 from tests.fake_openai import Reply, call, serve, stage_of, submit, turn_of
 from tests.judge_helpers import detail_args, failing_script, passing_script

@@ -9,9 +9,9 @@ import pytest
 from pptx import Presentation
 from pptx.util import Inches
 
-from judge.render import RenderPool
+from judge.engine.runner import RunSettings, run_bench
+from judge.render.pool import RenderPool
 from judge.rundir import read_results
-from judge.runner import RunSettings, run_bench
 
 
 @pytest.mark.slow
@@ -40,7 +40,7 @@ def test_blank_render_makes_the_artifact_invalid(
 def test_builtin_judge_with_too_small_a_tool_budget_errors_instead_of_passing(
     tmp_path: Path, judge_bench: Path, render_pool: RenderPool
 ) -> None:
-    from judge.agent import Budgets
+    from judge.engine.agent import Budgets
 
     bench = tmp_path / "bench"
     shutil.copytree(judge_bench / "tasks", bench / "tasks")

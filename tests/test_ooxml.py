@@ -1,4 +1,4 @@
-"""judge.ooxml: the object tree and requested fonts read from python-pptx decks."""
+"""judge.artifact.ooxml: the object tree and requested fonts read from python-pptx decks."""
 
 from __future__ import annotations
 
@@ -12,8 +12,8 @@ from pptx.enum.text import MSO_AUTO_SIZE
 from pptx.oxml.ns import qn
 from pptx.util import Emu, Pt
 
+from judge.artifact.ooxml import load_slide, read_object_tree, requested_fonts
 from judge.errors import PackageStructureError
-from judge.ooxml import load_slide, read_object_tree, requested_fonts
 from judge.schema import SlideObject
 from tests.decks import SLIDE_H_EMU, SLIDE_W_EMU, Pic, icon_image, inject, make_deck
 

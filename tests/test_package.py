@@ -1,4 +1,4 @@
-"""judge.package: safe reading of untrusted zip/OPC packages."""
+"""judge.artifact.package: safe reading of untrusted zip/OPC packages."""
 
 from __future__ import annotations
 
@@ -9,12 +9,12 @@ from pathlib import Path
 
 import pytest
 
-from judge.errors import PackageError, PackageStructureError, UnsafePackageError
-from judge.package import (
+from judge.artifact.package import (
     MAX_MEMBERS,
     open_package,
     parse_xml,
 )
+from judge.errors import PackageError, PackageStructureError, UnsafePackageError
 from tests.decks import (
     BILLION_LAUGHS,
     RawEntry,
@@ -233,7 +233,7 @@ def test_malformed_xml_is_a_structure_error() -> None:
 
 
 def test_file_over_the_size_bound_is_refused_unread(deck: Path) -> None:
-    from judge.package import Limits
+    from judge.artifact.package import Limits
 
     with pytest.raises(UnsafePackageError, match="exceeds"):
         open_package(deck, Limits(max_package_bytes=1000))

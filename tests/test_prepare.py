@@ -14,7 +14,7 @@ from typer.testing import CliRunner
 
 from cli.app import app
 from judge.errors import ImagePrepError
-from judge.prepare import (
+from judge.render.prepare import (
     MAX_IMAGE_PIXELS,
     PAIR_HEIGHT,
     PAIR_WIDTH,

@@ -10,11 +10,11 @@ from pathlib import Path
 
 import pytest
 
+from judge.artifact.gate import validate
+from judge.artifact.ooxml import read_object_tree, requested_fonts
 from judge.errors import PackageError
-from judge.ooxml import read_object_tree, requested_fonts
-from judge.render import RenderPool
+from judge.render.pool import RenderPool
 from judge.schema import CHECK_NAMES, ArtifactReport
-from judge.stage0 import validate
 
 REAL_DECKS = Path(__file__).resolve().parents[2] / "shared" / "real-decks"
 DECKS = sorted(p for p in REAL_DECKS.glob("*.ppt*")) if REAL_DECKS.is_dir() else []

@@ -21,10 +21,10 @@ from pptx.oxml.ns import qn
 from pptx.util import Inches, Pt
 from typer.testing import CliRunner
 
-import judge.render as render_mod
+import judge.render.pool as render_mod
 from cli.app import app
 from judge.errors import RenderError, RenderTimeout
-from judge.render import RenderPool, group_members, rasterise_first_page, render_provenance
+from judge.render.pool import RenderPool, group_members, rasterise_first_page, render_provenance
 from judge.schema import RenderResult
 
 DARK = 128
@@ -319,7 +319,7 @@ def test_close_during_render_fails_that_render_and_leaves_no_process(tmp_path: P
 def test_killed_parent_leaves_no_soffice_process(tmp_path: Path) -> None:
     script = (
         "import os, sys\n"
-        "from judge.render import RenderPool\n"
+        "from judge.render.pool import RenderPool\n"
         "pool = RenderPool(workers=1)\n"
         "print(pool._root, *pool.process_groups(), flush=True)\n"
         "sys.stdin.read()\n"

@@ -431,8 +431,8 @@ REAL_CONFIGS = ("agent-sloppy", "agent-wrong", "agent-cheat")
 def test_study_commands_on_a_real_builtin_run_of_fixtures_bench(render_pool, tmp_path):
     """Judge one task of fixtures/bench for three configurations with the builtin judge (real
     Stage 0, LibreOffice and tools), then run every study command on that run."""
+    from judge.engine.runner import RunSettings, run_bench
     from judge.rundir import read_results
-    from judge.runner import RunSettings, run_bench
 
     bench = tmp_path / "bench"
     shutil.copytree(FIXTURE_BENCH / "tasks" / REAL_TASK, bench / "tasks" / REAL_TASK)

@@ -1,4 +1,4 @@
-"""Batch runs (judge.runner, `judge run`, `judge replay`): layout, resume, kill, budget, replay."""
+"""Batch runs (judge.engine.runner, `judge run`, `judge replay`): layout, resume, kill, replay."""
 
 from __future__ import annotations
 
@@ -17,9 +17,9 @@ from typer.testing import CliRunner
 
 from cli.app import app
 from judge.backends import BackendSettings, Prices
+from judge.engine.runner import RunSettings, replay_case, run_bench
 from judge.errors import BenchmarkError
 from judge.rundir import RESULTS, RUN_MANIFEST, read_results
-from judge.runner import RunSettings, replay_case, run_bench
 from judge.schema import CaseResult, RunManifest
 from taxonomy.loader import load_taxonomy
 from tests.fake_openai import Reply, call, serve, stage_of, submit, turn_of
@@ -311,7 +311,7 @@ def test_rerun_redoes_errored_rounds_only(first_run, judge_bench, tmp_path) -> N
 
 
 def test_second_run_on_same_folder_is_refused_while_first_holds_it(tmp_path) -> None:
-    from judge.runner import _lock_run
+    from judge.engine.runner import _lock_run
 
     (tmp_path / "run").mkdir()
     held = _lock_run(tmp_path / "run")

@@ -11,10 +11,10 @@ from pptx.util import Emu
 from typer.testing import CliRunner
 
 from cli.app import app
+from judge.artifact.gate import validate
 from judge.errors import PackageError, RenderError
-from judge.render import RenderPool
+from judge.render.pool import RenderPool
 from judge.schema import CHECK_NAMES, ArtifactReport, RenderResult
-from judge.stage0 import validate
 from tests.decks import (
     BILLION_LAUGHS,
     SLIDE_H_EMU,

@@ -7,7 +7,7 @@ import numpy as np
 
 from generation.diagram import make_diagram
 from generation.draw import draw_reference
-from judge.diagram import label_distance
+from judge.tools.graphread import label_distance
 from judge.tools.ocr import ocr_image
 
 

@@ -1,13 +1,13 @@
 """Judge backends: where a stage's chat model comes from.
 
-A backend hands the stage loop (:mod:`judge.agent`) a LangChain chat model that supports
+A backend hands the stage loop (:mod:`judge.engine.agent`) a LangChain chat model that supports
 ``bind_tools``; the graph is the same for every backend:
 
 * ``openai`` -- :class:`langchain_openai.ChatOpenAI` against any OpenAI-compatible endpoint
   (:mod:`judge.backends.openai`);
 * ``replay`` -- re-emits a recorded trajectory or a hand-written script
   (:mod:`judge.backends.replay`);
-* ``builtin`` -- the deterministic, model-free policy of :mod:`judge.builtin`.
+* ``builtin`` -- the deterministic, model-free policy of :mod:`judge.backends.builtin`.
 
 Deterministic backends (``builtin``, ``replay`` of one script) give the same answer every round:
 the graph computes round 0 once and records the other rounds as identical copies.
@@ -125,14 +125,14 @@ class Backend(Protocol):
 
 
 class BuiltinBackend:
-    """The model-free judge policy of :mod:`judge.builtin` (imported lazily)."""
+    """The model-free judge policy of :mod:`judge.backends.builtin` (imported lazily)."""
 
     name = "builtin"
     deterministic = True
 
     def __init__(self, taxonomy: Taxonomy) -> None:
         try:
-            from judge.builtin import BuiltinJudgeModel
+            from judge.backends.builtin import BuiltinJudgeModel
         except ImportError as exc:
             raise BackendError(f"the builtin judge is not available: {exc}") from exc
         self._cls = BuiltinJudgeModel

@@ -2,7 +2,8 @@
 
 Hosted APIs, vLLM, Ollama, OpenRouter: ``--model``, ``--base-url``, the key from
 ``OPENAI_API_KEY`` or ``--api-key``. Images travel as base64 data URLs in user messages (see
-:mod:`judge.agent`). Retries are ours, not the SDK's: the client runs with ``max_retries=0`` and
+:mod:`judge.engine.agent`). Retries are ours, not the SDK's: the client runs with
+``max_retries=0`` and
 :class:`RetryingChatOpenAI` retries 408/409/429/5xx answers, timeouts and connection errors
 with doubling waits capped at ``backoff_cap_s`` -- a server's ``retry-after`` is honoured only up
 to that cap (the SDK would wait up to 120 s). What still fails raises :class:`BackendError`.

@@ -37,12 +37,12 @@ from langchain_core.messages import AIMessage, BaseMessage
 from langchain_core.outputs import ChatGeneration, ChatResult
 from langchain_core.runnables import Runnable
 
-from judge.agent import SUBMIT_TOOL
+from judge.engine.agent import SUBMIT_TOOL
+from judge.engine.trajectory import RAW_ARGUMENTS_KEY
 from judge.errors import BackendError, ReplayMismatch
 from judge.rundir import CASES
 from judge.schema import StageName, TrajectoryEvent, Usage
 from judge.tools.base import ToolContext
-from judge.trajectory import RAW_ARGUMENTS_KEY
 
 CALL_KINDS = ("tool_call", "submit", "invalid_submit")
 

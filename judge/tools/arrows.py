@@ -16,7 +16,10 @@ from typing import Any, Literal
 import cv2
 import numpy as np
 
-from judge.thresholds import (
+from judge.tools.base import Tool, ToolContext, ToolOutput
+from judge.tools.nodes import Blob, blobs_cached, border_bgr, channel_max, erode, ink_mask
+from judge.tools.ocr import box_to_frame, memo, ocr_full
+from judge.tools.thresholds import (
     CONTACT_MARGIN_PER_KPX,
     DASH_CLOSE_PER_KPX,
     DASH_GAP_WIDTHS,
@@ -29,9 +32,6 @@ from judge.thresholds import (
     MIN_WORD_CHARS,
     scaled_px,
 )
-from judge.tools.base import Tool, ToolContext, ToolOutput
-from judge.tools.nodes import Blob, blobs_cached, border_bgr, channel_max, erode, ink_mask
-from judge.tools.ocr import box_to_frame, memo, ocr_full
 
 
 @dataclass

@@ -13,14 +13,14 @@ from typing import Any, Literal
 import cv2
 import numpy as np
 
-from judge.thresholds import (
+from judge.tools.base import Tool, ToolContext, ToolOutput, ToolUsageError
+from judge.tools.thresholds import (
     BLACK_LEVEL,
     BLOCK_MIN_PX,
     DIFF_SHIFT_PX,
     FIGURE_GROW_PX,
     INK_DIFF,
 )
-from judge.tools.base import Tool, ToolContext, ToolOutput, ToolUsageError
 
 
 def _lab(bgr: np.ndarray) -> np.ndarray:

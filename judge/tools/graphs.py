@@ -10,7 +10,10 @@ from typing import Any
 
 import numpy as np
 
-from judge.diagram import (
+from judge.tools.arrows import lines_cached
+from judge.tools.base import Tool, ToolContext, ToolOutput
+from judge.tools.diff import ciede2000_bgr, rgb_hex_to_bgr
+from judge.tools.graphread import (
     Discrepancy,
     Graph,
     discrepancy_dict,
@@ -20,10 +23,12 @@ from judge.diagram import (
     read_raster_graph,
     read_tree_graph,
 )
-from judge.diagram import (
+from judge.tools.graphread import (
     compare_graphs as _compare,
 )
-from judge.thresholds import (
+from judge.tools.nodes import blobs_cached
+from judge.tools.ocr import memo, ocr_full
+from judge.tools.thresholds import (
     ALIGN_TOLERANCE_FRAC,
     COLOUR_DE,
     CORNER_RADIUS_FRAC,
@@ -36,11 +41,6 @@ from judge.thresholds import (
     PROPORTION_CHANGE_FRAC,
     SPACING_CHANGE_FRAC,
 )
-from judge.tools.arrows import lines_cached
-from judge.tools.base import Tool, ToolContext, ToolOutput
-from judge.tools.diff import ciede2000_bgr, rgb_hex_to_bgr
-from judge.tools.nodes import blobs_cached
-from judge.tools.ocr import memo, ocr_full
 
 
 def raster_graph(ctx: ToolContext, which: str) -> Graph:

@@ -16,7 +16,10 @@ from typing import Any, Literal
 import cv2
 import numpy as np
 
-from judge.thresholds import (
+from judge.tools.base import Tool, ToolContext, ToolOutput
+from judge.tools.diff import ciede2000_bgr
+from judge.tools.ocr import box_to_frame, memo, region_to_image
+from judge.tools.thresholds import (
     BG_SAME_DE,
     CORNER_SHARP_PX,
     HEAD_MAX_EXTENT,
@@ -34,9 +37,6 @@ from judge.thresholds import (
     STROKE_MIN_RING_FRAC,
     scaled_px,
 )
-from judge.tools.base import Tool, ToolContext, ToolOutput
-from judge.tools.diff import ciede2000_bgr
-from judge.tools.ocr import box_to_frame, memo, region_to_image
 
 
 @dataclass

@@ -16,8 +16,8 @@ from typing import Any, Literal
 
 import numpy as np
 
-from judge.thresholds import DET_MAX_SIDE, OCR_MIN_CONFIDENCE
 from judge.tools.base import Tool, ToolContext, ToolOutput, ToolUsageError
+from judge.tools.thresholds import DET_MAX_SIDE, OCR_MIN_CONFIDENCE
 from judge.tools.view import mapping, to_image_box
 
 _ENGINE: Any = None

@@ -18,14 +18,14 @@ from typing import Any
 
 from lxml import etree
 
-from judge.diagram import normalise_label
-from judge.thresholds import (
+from judge.tools.base import Tool, ToolContext, ToolOutput
+from judge.tools.graphread import normalise_label
+from judge.tools.ocr import memo
+from judge.tools.thresholds import (
     OVERFLOW_TOLERANCE_FRAC,
     OVERFLOW_TOLERANCE_X_FRAC,
     TEXT_OVERLAP_MIN_FRAC,
 )
-from judge.tools.base import Tool, ToolContext, ToolOutput
-from judge.tools.ocr import memo
 
 SVG_NS = "{http://www.w3.org/2000/svg}"
 ASCENT, DESCENT = 0.8, 0.25

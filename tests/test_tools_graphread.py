@@ -7,8 +7,8 @@ import numpy as np
 
 from generation.diagram import make_diagram
 from generation.draw import draw_reference
-from judge.diagram import compare_graphs, label_distance, read_raster_graph
 from judge.tools.arrows import detect_lines, node_endpoints
+from judge.tools.graphread import compare_graphs, label_distance, read_raster_graph
 from judge.tools.nodes import detect_blobs
 from judge.tools.ocr import ocr_image
 

@@ -1,7 +1,7 @@
 """Batch orchestration: ``judge run`` over a benchmark, and ``judge replay`` of a case.
 
 :func:`run_bench` judges every candidate of every configuration through the case graph
-(:mod:`judge.graph`): Stage 0 and rendering once per case, rounds and cases concurrent up to
+(:mod:`judge.engine.graph`): Stage 0 and rendering once per case, rounds and cases concurrent up to
 the limit, ``run.json`` and ``results.jsonl`` as DESIGN.md says. It is resumable: finished cases
 (``case.json``) are not redone, finished rounds (``round-<k>.json``) are reused, every file is
 written atomically, and ``results.jsonl`` is rewritten (atomically) from the finished cases, so
@@ -22,13 +22,14 @@ from pathlib import Path
 from typing import Any
 
 from judge import __version__
-from judge.agent import Budgets
 from judge.backends import Backend, BackendSettings, make_backend
 from judge.backends.replay import ReplayBackend
-from judge.cache import ModelCache
+from judge.engine.agent import Budgets
+from judge.engine.cache import ModelCache
+from judge.engine.graph import CaseRuntime, judge_case, make_context, run_round
+from judge.engine.trajectory import read_trajectory
 from judge.errors import BenchmarkError, PptJudgeError
-from judge.graph import CaseRuntime, judge_case, make_context, run_round
-from judge.render import DEFAULT_DPI
+from judge.render.pool import DEFAULT_DPI
 from judge.rundir import (
     RESULTS,
     RUN_MANIFEST,
@@ -57,7 +58,6 @@ from judge.schema import (
     Usage,
 )
 from judge.tools import TOOLS
-from judge.trajectory import read_trajectory
 
 RUN_LOCK = ".lock"
 """Lock file of a run folder (held while ``judge run`` writes it)."""
@@ -164,7 +164,7 @@ class _LazyPool:
 
     def get(self) -> Any:
         from judge.errors import RenderError
-        from judge.render import RenderPool
+        from judge.render.pool import RenderPool
 
         with self._lock:
             if self._failed is not None:
@@ -178,7 +178,7 @@ class _LazyPool:
             return self._pool
 
     def render(self, pptx: Path, png: Path) -> RenderResult:
-        from judge.ooxml import requested_fonts
+        from judge.artifact.ooxml import requested_fonts
 
         try:
             fonts = requested_fonts(pptx)
@@ -291,7 +291,7 @@ def error_result(
 def check_settings(settings: RunSettings) -> None:
     """Refuse flag values that could only make cases error (or be silently replaced), before
     anything is written; the message names the flag."""
-    from judge.render import MAX_DPI, MIN_DPI
+    from judge.render.pool import MAX_DPI, MIN_DPI
 
     b = settings.backend
     checks = [
@@ -336,7 +336,7 @@ def run_bench(
 ) -> RunSummary:
     """Judge a benchmark into the run directory ``out`` (created, or resumed).
 
-    ``render_pool``: a running :class:`judge.render.RenderPool` to use (left open); by default
+    ``render_pool``: a running :class:`judge.render.pool.RenderPool` to use (left open); by default
     the run starts its own on the first render and closes it at the end.
     """
     from taxonomy.loader import load_taxonomy, taxonomy_hash

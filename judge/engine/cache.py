@@ -71,7 +71,7 @@ class ModelCache:
     def caller(
         self, params: dict[str, object], round_index: int
     ) -> Callable[[Runnable[Any, Any], list[AnyMessage]], tuple[AIMessage, bool]]:
-        """A ``call_model`` for :class:`judge.agent.StageRuntime` going through this cache."""
+        """A ``call_model`` for :class:`judge.engine.agent.StageRuntime`, through this cache."""
 
         def call(model: Runnable[Any, Any], messages: list[AnyMessage]) -> tuple[AIMessage, bool]:
             bound = getattr(model, "kwargs", {}) or {}

@@ -1,4 +1,4 @@
-"""Stage prompts: markdown files in ``judge/prompts/``, read here and nowhere else.
+"""Stage prompts: markdown files in ``judge/engine/prompts/``, read here and nowhere else.
 
 ``system.md`` is the judge's role (shared by the stages); ``semantic.md``, ``render.md`` and
 ``detail.md`` are the stage rubrics. ``detail.md`` has a ``{taxonomy}`` slot filled with the

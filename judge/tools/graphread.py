@@ -19,7 +19,7 @@ import numpy as np
 from scipy.optimize import linear_sum_assignment
 
 from judge.schema import ObjectTree, SlideObject
-from judge.thresholds import (
+from judge.tools.thresholds import (
     ENDPOINT_TOLERANCE_FRAC,
     LABEL_CHANGED_MIN_DISTANCE,
     LABEL_MATCH_MAX_DISTANCE,

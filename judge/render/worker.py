@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Long-lived LibreOffice conversion worker: one per headless instance of :mod:`judge.render`.
+"""Long-lived LibreOffice conversion worker: one per headless instance of :mod:`judge.render.pool`.
 
 Runs under Debian's ``/usr/bin/python3`` (which has the ``uno`` module); the project's venv does
 not. Standard library and ``uno`` only.

@@ -34,8 +34,8 @@ import cv2
 import numpy as np
 from PIL import Image
 
+from judge.artifact.ooxml import PictureBlob
 from judge.errors import ImagePrepError
-from judge.ooxml import PictureBlob
 from judge.schema import Box
 
 # --------------------------------------------------------------------------------------------

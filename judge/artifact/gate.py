@@ -18,7 +18,9 @@ from pathlib import Path
 
 import numpy as np
 
-from judge.copydetect import ReferenceScreen
+from judge.artifact.copydetect import ReferenceScreen
+from judge.artifact.ooxml import LoadedSlide, load_slide
+from judge.artifact.package import Relationship, SafePackage, open_package
 from judge.errors import (
     ImagePrepError,
     PackageError,
@@ -26,9 +28,7 @@ from judge.errors import (
     RenderError,
     UnsafePackageError,
 )
-from judge.ooxml import LoadedSlide, load_slide
-from judge.package import Relationship, SafePackage, open_package
-from judge.prepare import border_background, content_box, load_rgb
+from judge.render.prepare import border_background, content_box, load_rgb
 from judge.schema import (
     CHECK_NAMES,
     ArtifactReport,
@@ -424,7 +424,7 @@ def _cached_screen(
 def render_check(result: RenderResult) -> CheckResult:
     """The ``renders`` check for a finished render: fails when its PNG is unreadable or blank
     (no pixel differs from the median border colour by more than the content threshold of
-    :mod:`judge.prepare`). For pipelines that render outside :func:`validate`."""
+    :mod:`judge.render.prepare`). For pipelines that render outside :func:`validate`."""
     name = "renders"
     try:
         rgb = np.asarray(load_rgb(Path(result.png)))

@@ -25,10 +25,10 @@ from langchain_core.messages import AIMessage, BaseMessage, ToolMessage
 from langchain_core.outputs import ChatGeneration, ChatResult
 from pydantic import ConfigDict
 
-from judge.agent import SUBMIT_TOOL, TOOL_BUDGET_SPENT
+from judge.engine.agent import SUBMIT_TOOL, TOOL_BUDGET_SPENT
 from judge.schema import StageName, Taxonomy
-from judge.thresholds import RENDER_DEFECT_MAX_FRAC, TEXT_DEFECT_MAX_FRAC
 from judge.tools.base import ToolContext
+from judge.tools.thresholds import RENDER_DEFECT_MAX_FRAC, TEXT_DEFECT_MAX_FRAC
 
 SUBMIT = SUBMIT_TOOL
 

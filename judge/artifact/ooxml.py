@@ -1,8 +1,8 @@
 """The one adapter from PPTX/OOXML to our object tree: the only module that sees EMU or XML.
 
 Everything leaves here in slide-frame fractions (0-1 of the slide width/height), points or
-degrees. Packages are opened through :mod:`judge.package` first (bounded, DTD-free); python-pptx
-then reads the already-vetted bytes (its parser does not resolve entities).
+degrees. Packages are opened through :mod:`judge.artifact.package` first (bounded, DTD-free);
+python-pptx then reads the already-vetted bytes (its parser does not resolve entities).
 
 Colours are resolved through the shape's own ``p:style`` references and the theme (scheme
 colours, the master's colour map, ``lumMod``/``lumOff``/``tint``/``shade``), so a python-pptx
@@ -23,8 +23,8 @@ from pathlib import Path
 
 from lxml import etree
 
+from judge.artifact.package import SafePackage, open_package, parse_xml
 from judge.errors import PackageError, PackageStructureError
-from judge.package import SafePackage, open_package, parse_xml
 from judge.schema import Box, ObjectTree, ObjectType, SlideObject
 
 NS = {

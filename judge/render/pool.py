@@ -2,7 +2,7 @@
 
 A :class:`RenderPool` starts N LibreOffice instances, each with a private user profile in a
 temporary folder the pool owns, in its own session / process group, accepting UNO on a private
-pipe. Beside each instance runs a long-lived worker (``judge/render_worker.py`` under Debian's
+pipe. Beside each instance runs a long-lived worker (``judge/render/worker.py`` under Debian's
 ``/usr/bin/python3``, which has the ``uno`` module) that converts PPTX -> PDF or SVG on request
 (JSON lines over its stdin/stdout). The pool rasterises page 1 of the PDF with pdfium.
 
@@ -49,7 +49,7 @@ SOFFICE = os.environ.get("PPTJUDGE_SOFFICE", "soffice")
 """The LibreOffice launcher (Debian: ``/usr/bin/soffice``, a script that starts soffice.bin)."""
 UNO_PYTHON = os.environ.get("PPTJUDGE_UNO_PYTHON", "/usr/bin/python3")
 """The Python that has the ``uno`` module (Debian's python3-uno); the venv's Python does not."""
-WORKER_SCRIPT = Path(__file__).with_name("render_worker.py")
+WORKER_SCRIPT = Path(__file__).with_name("worker.py")
 
 DEFAULT_DPI = 150
 """Raster resolution of renders, in pixels per inch of the slide (13.33 in wide -> 2000 px)."""

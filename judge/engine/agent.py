@@ -41,10 +41,10 @@ from langgraph.graph import START, StateGraph
 from langgraph.graph.state import CompiledStateGraph
 from pydantic import BaseModel, ValidationError
 
+from judge.engine.state import StageState
+from judge.engine.trajectory import RAW_ARGUMENTS_KEY, Recorder
 from judge.schema import DetailVerdict, GateVerdict, StageName, Taxonomy, Usage
-from judge.state import StageState
 from judge.tools.base import Tool, ToolContext, ToolOutput
-from judge.trajectory import RAW_ARGUMENTS_KEY, Recorder
 
 SUBMIT_TOOL = "submit_verdict"
 """Name of every stage's submit tool; its arguments are the stage verdict's JSON."""

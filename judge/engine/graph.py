@@ -11,7 +11,7 @@ Case graph::
                                      '--budget spent--> END (the case stays unfinished)
 
 Round graph: ``semantic -> render -> detail -> finish``; a failed gate or an errored stage goes
-straight to ``finish``. Each stage is the tool-calling loop of :mod:`judge.agent`.
+straight to ``finish``. Each stage is the tool-calling loop of :mod:`judge.engine.agent`.
 
 ``collect`` is the join point of the fan-out (the ``rounds`` reducer): it fills the other rounds
 of a deterministic backend with copies of round 0 and, under early stop, marks the rounds that
@@ -33,11 +33,13 @@ from langgraph.graph import END, START, StateGraph
 from langgraph.graph.state import CompiledStateGraph
 from langgraph.types import Send
 
-from judge.agent import Budgets, StageRuntime, bind, initial_messages, run_stage
 from judge.backends import Backend
-from judge.cache import ModelCache
+from judge.engine.agent import Budgets, StageRuntime, bind, initial_messages, run_stage
+from judge.engine.cache import ModelCache
+from judge.engine.prompting import stage_prompt, system_prompt
+from judge.engine.state import CaseState, RoundInput, RoundState
+from judge.engine.trajectory import ImageStore, Recorder, read_trajectory, write_trajectory
 from judge.errors import PptJudgeError, RenderError, ScoringError
-from judge.prompts import stage_prompt, system_prompt
 from judge.rundir import CaseDir, write_model
 from judge.schema import (
     ArtifactReport,
@@ -54,9 +56,7 @@ from judge.schema import (
     Taxonomy,
     Usage,
 )
-from judge.state import CaseState, RoundInput, RoundState
 from judge.tools.base import Tool, ToolContext
-from judge.trajectory import ImageStore, Recorder, read_trajectory, write_trajectory
 
 RenderFn = Callable[[Path, Path], RenderResult]
 """Renders a deck (first argument) to a PNG (second); raises :class:`RenderError`."""
@@ -87,7 +87,7 @@ class CaseRuntime:
     ctx: ToolContext | None = None
     """Set by ``prepare``."""
     validate: Callable[[Candidate], ArtifactReport] | None = None
-    """Stage 0 without rendering; default :func:`judge.stage0.validate`."""
+    """Stage 0 without rendering; default :func:`judge.artifact.gate.validate`."""
     bound: dict[tuple[int, str], tuple[Any, Any]] = field(default_factory=dict)
     """Chat models with tools bound, by (id(model), stage): binding costs ~60 ms, and a backend
     that returns one shared model (openai) is bound once per case and stage."""
@@ -109,7 +109,7 @@ def _case(config: RunnableConfig) -> CaseRuntime:
 
 
 def _stage0(candidate: Candidate) -> ArtifactReport:
-    from judge.stage0 import validate
+    from judge.artifact.gate import validate
 
     return validate(
         Path(candidate.pptx),
@@ -243,7 +243,7 @@ def validate_node(state: CaseState, config: RunnableConfig) -> dict[str, Any]:
 
 def render_node(state: CaseState, config: RunnableConfig) -> dict[str, Any]:
     """Render the deck once per case; a failed or blank render fails the ``renders`` check."""
-    from judge.stage0 import render_check
+    from judge.artifact.gate import render_check
 
     rt = _case(config)
     cd = rt.case_dir
@@ -267,7 +267,7 @@ def render_node(state: CaseState, config: RunnableConfig) -> dict[str, Any]:
 
 def prepare_node(state: CaseState, config: RunnableConfig) -> dict[str, Any]:
     """Normalise the pair (once per case) and build the tools' context."""
-    from judge.prepare import prepare_pair
+    from judge.render.prepare import prepare_pair
 
     rt = _case(config)
     cd = rt.case_dir
@@ -292,7 +292,7 @@ def make_context(
     """The tools' view of a case; the object tree is read once here (None if unreadable)."""
     tree = None
     try:
-        from judge.ooxml import read_object_tree
+        from judge.artifact.ooxml import read_object_tree
 
         tree = read_object_tree(Path(candidate.pptx))
     except PptJudgeError:
