@@ -30,6 +30,7 @@ import shutil
 import tempfile
 import time
 from pathlib import Path
+from typing import NamedTuple
 
 from judge.rundir import RESULTS, RUN_MANIFEST, case_dir
 from judge.schema import (
@@ -44,7 +45,7 @@ from judge.schema import (
     RoundStatus,
     RunManifest,
 )
-from scoring.case import case_result
+from scoring.case import build_case_result
 from scoring.policy import resolve_policy
 from scoring.rescore import rescore_run
 from taxonomy.loader import DEFAULT_TAXONOMY, load_taxonomy, taxonomy_hash
@@ -55,6 +56,15 @@ CONFIGS = 6
 TARGET_SECONDS = 5.0
 """The issue's target for rescoring 18,000 cases x 3 rounds."""
 SEED = 20261129
+
+
+class Key(NamedTuple):
+    """A case's identity (what :func:`build_case_result` needs of it)."""
+
+    case_id: str
+    task_id: str
+    config_id: str
+
 
 OK = GateVerdict(passed=True)
 NO = GateVerdict(passed=False, reasons=[GateReason(target="edge A -> B", evidence="reversed")])
@@ -147,7 +157,7 @@ def generate(run: Path, n_cases: int) -> None:
                 for r in rounds:
                     if r.status != "skipped":
                         cdir.round_json(r.round_index).write_text(r.model_dump_json())
-            res = case_result(cid, task, config, report, rounds, tax, tax_hash, policy)
+            res = build_case_result(Key(cid, task, config), report, rounds, tax, tax_hash, policy)
             lines.append(res.model_dump_json())
     (run / RESULTS).write_text("\n".join(lines) + "\n")
     manifest = RunManifest(
@@ -222,7 +232,7 @@ def main() -> None:
         for cid, rs in rounds.items():
             config, task = cid.split("/")
             if rs:
-                case_result(cid, task, config, None, rs, tax, tax_hash, policy)
+                build_case_result(Key(cid, task, config), None, rs, tax, tax_hash, policy)
         memory, memory_cpu = time.perf_counter() - t, cpu_seconds() - c
         print(
             f"in-memory aggregate + rank (category-max, no I/O): {memory:.2f} s wall, "

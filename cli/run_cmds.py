@@ -227,7 +227,7 @@ def replay_cmd(
 
     Example: judge replay runs/gpt4o/cases/cfgA/task07 --round 1
     """
-    from judge.engine.runner import replay_case
+    from judge.engine.verify import replay_case
 
     if not case.is_dir():
         fail(f"{case}: no such case folder")

@@ -606,6 +606,32 @@ class CaseResult(Model):
     generation_cost_usd: float | None = None
 
 
+class RecordedCase(BaseModel):
+    """The summary view of a recorded ``results.jsonl`` line: what rescoring reads and compares.
+
+    A read-only view of :class:`CaseResult` (same field names and meanings): other fields
+    (findings, breakdown, ``version``) are skipped, which makes reading an 18,000-line results
+    file about three times faster. Never written.
+    """
+
+    model_config = ConfigDict(extra="ignore")
+
+    case_id: str
+    task_id: str
+    config_id: str
+    valid: bool
+    artifact_failures: list[str] = Field(default_factory=list)
+    gate: CaseGate | None = None
+    rounds: list[RoundStatus] = Field(default_factory=list)
+    score: float | None = None
+    layout: float | None = None
+    text: float | None = None
+    graphics: float | None = None
+    error: str | None = None
+    usage: Usage = Field(default_factory=Usage)
+    generation_cost_usd: float | None = None
+
+
 class RunManifest(Model):
     """``run.json``: everything needed to know how a run was judged."""
 

@@ -18,12 +18,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from functools import reduce
-from typing import Any
+from typing import Any, Protocol
 
 from judge.errors import ScoringError
 from judge.schema import (
     ArtifactReport,
-    Candidate,
     CaseResult,
     Policy,
     RoundResult,
@@ -33,8 +32,20 @@ from scoring.aggregate import aggregate, count_votes, describe_undecided, vote_t
 from scoring.rank import rank
 
 
+class CaseKey(Protocol):
+    """Who a case is: a :class:`Candidate` while judging, a :class:`RecordedCase` when
+    rescoring (which has no deck paths)."""
+
+    @property
+    def case_id(self) -> str: ...
+    @property
+    def task_id(self) -> str: ...
+    @property
+    def config_id(self) -> str: ...
+
+
 def build_case_result(
-    candidate: Candidate,
+    case: CaseKey,
     report: ArtifactReport | None,
     rounds: Sequence[RoundResult],
     tax: Taxonomy,
@@ -47,36 +58,11 @@ def build_case_result(
     ``report`` None means Stage 0 produced no report: then ``rounds`` are taken as judged on a
     valid artifact, and with no rounds the case is an error.
     """
-    return case_result(
-        candidate.case_id,
-        candidate.task_id,
-        candidate.config_id,
-        report,
-        rounds,
-        tax,
-        tax_hash,
-        policy,
-        error,
-    )
-
-
-def case_result(
-    case_id: str,
-    task_id: str,
-    config_id: str,
-    report: ArtifactReport | None,
-    rounds: Sequence[RoundResult],
-    tax: Taxonomy,
-    tax_hash: str,
-    policy: Policy,
-    error: str | None = None,
-) -> CaseResult:
-    """:func:`build_case_result` by case identity (what rescoring has without the deck paths)."""
     ordered = sorted(rounds, key=lambda r: r.round_index)
     fields: dict[str, Any] = {
-        "case_id": case_id,
-        "task_id": task_id,
-        "config_id": config_id,
+        "case_id": case.case_id,
+        "task_id": case.task_id,
+        "config_id": case.config_id,
         "valid": report.valid if report is not None else error is None,
         # the checks that ran and failed: a check not run after an earlier failure (skipped)
         # counts against validity but is no finding of its own

@@ -2,7 +2,7 @@
 
 No model is called and nothing is rendered: for every case listed in ``results.jsonl`` the
 rescorer reads ``stage0.json`` and ``rounds/round-<k>.json`` (k < the run's round count) and
-rebuilds the results line with :func:`scoring.case.case_result`.
+rebuilds the results line with :func:`scoring.case.build_case_result`.
 
 * **Identity** (no ``--taxonomy``, or one whose content hash equals the run's, and a policy with
   the run's settings): every rebuilt score must equal the recorded one exactly; differences are
@@ -34,7 +34,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import NamedTuple
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import ValidationError
 from scipy.stats import kendalltau
 
 from judge.errors import BenchmarkError, TaxonomyError
@@ -52,46 +52,18 @@ from judge.schema import (
     CaseGate,
     CaseResult,
     Policy,
+    RecordedCase,
     RoundResult,
-    RoundStatus,
     RunManifest,
     Taxonomy,
-    Usage,
 )
-from scoring.case import case_result
+from scoring.case import build_case_result
 from scoring.policy import resolve_policy, same_settings
 from taxonomy.loader import DEFAULT_TAXONOMY, load_taxonomy, taxonomy_hash
-
-"""Name of the copy of the taxonomy a run may keep beside ``run.json``."""
 
 HASH_PREFIX_CHARS = 8
 """Characters of the taxonomy hash in a rescored results file name (enough to tell variants
 apart in one run folder)."""
-
-
-class RecordedCase(BaseModel):
-    """The fields of a recorded ``results.jsonl`` line that rescoring reads and compares.
-
-    A read-only view of :class:`judge.schema.CaseResult`: other fields (findings, breakdown) are
-    skipped, which makes reading an 18,000-line results file about three times faster.
-    """
-
-    model_config = ConfigDict(extra="ignore")
-
-    case_id: str
-    task_id: str
-    config_id: str
-    valid: bool
-    artifact_failures: list[str] = Field(default_factory=list)
-    gate: CaseGate | None = None
-    rounds: list[RoundStatus] = Field(default_factory=list)
-    score: float | None = None
-    layout: float | None = None
-    text: float | None = None
-    graphics: float | None = None
-    error: str | None = None
-    usage: Usage = Field(default_factory=Usage)
-    generation_cost_usd: float | None = None
 
 
 def read_recorded(run: Path) -> list[RecordedCase]:
@@ -405,17 +377,7 @@ _JOB: _Job | None = None
 
 def _rescore_case(job: _Job, old: RecordedCase) -> CaseResult:
     stage0, rounds, read_error = _read_case(job.run, old, job.names)
-    new = case_result(
-        old.case_id,
-        old.task_id,
-        old.config_id,
-        stage0,
-        rounds,
-        job.tax,
-        job.tax_hash,
-        job.policy,
-        read_error,
-    )
+    new = build_case_result(old, stage0, rounds, job.tax, job.tax_hash, job.policy, read_error)
     if stage0 is None and not rounds:
         # No Stage 0 report and nothing judged: keep what was recorded about the artifact.
         new.valid = old.valid

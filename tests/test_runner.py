@@ -17,7 +17,8 @@ from typer.testing import CliRunner
 
 from cli.app import app
 from judge.backends import BackendSettings, Prices
-from judge.engine.runner import RunSettings, replay_case, run_bench
+from judge.engine.runner import RunSettings, run_bench
+from judge.engine.verify import replay_case
 from judge.errors import BenchmarkError
 from judge.rundir import RESULTS, RUN_MANIFEST, read_results
 from judge.schema import CaseResult, RunManifest

@@ -44,6 +44,7 @@ from judge.rundir import CaseDir, write_model
 from judge.schema import (
     ArtifactReport,
     Candidate,
+    CaseGate,
     CaseResult,
     CheckResult,
     DetailVerdict,
@@ -52,6 +53,7 @@ from judge.schema import (
     Policy,
     RenderResult,
     RoundResult,
+    RoundStatus,
     StageName,
     Taxonomy,
     Usage,
@@ -385,9 +387,13 @@ def settled(rounds: list[RoundResult], total: int, policy: Policy) -> bool:
 
     Only a rejection settles a case early: a passing case's findings come from every passing
     round. The gate of a rejection (semantic vs render, the larger count) must also be beyond
-    reach of the remaining rounds, so an early-stopped run gives the full run's result.
+    reach of the remaining rounds, so an early-stopped run gives the full run's result. The
+    vote rule is :func:`scoring.aggregate.decide`'s: the case is settled when it decides the same
+    rejection whether the remaining rounds stay open, all fail at ``semantic`` or all at
+    ``render`` (a pass is out of reach when even open rounds cannot reach the threshold, and
+    mixed outcomes fall between the two extremes).
     """
-    from scoring.aggregate import count_votes, vote_threshold
+    from scoring.aggregate import count_votes, decide, vote_threshold
 
     votes = count_votes(rounds)
     remaining = total - len(rounds)
@@ -395,12 +401,14 @@ def settled(rounds: list[RoundResult], total: int, policy: Policy) -> bool:
         threshold = vote_threshold(policy, total)
     except ScoringError:
         return False  # the policy cannot be met: judge every round, scoring reports it
-    passes = votes.get("pass", 0)
-    open_rounds = votes.get("errored", 0) + votes.get("skipped", 0) + remaining
-    if passes + open_rounds >= threshold:
+
+    def completed(status: RoundStatus) -> CaseGate | None:
+        return decide({**votes, status: votes.get(status, 0) + remaining}, threshold)
+
+    gate = completed("errored")
+    if gate is None or gate == "pass":
         return False
-    semantic, render = votes.get("semantic", 0), votes.get("render", 0)
-    return semantic >= render + remaining or render > semantic + remaining
+    return completed("semantic") == gate == completed("render")
 
 
 def dispatch_node(state: CaseState, config: RunnableConfig) -> dict[str, Any]:
@@ -417,8 +425,11 @@ def dispatch_node(state: CaseState, config: RunnableConfig) -> dict[str, Any]:
     return {"pending": missing[:1] if one_by_one else missing}
 
 
-def aggregate_node(state: CaseState) -> dict[str, Any]:
-    """One result per round index, in order (the last written wins)."""
+def order_rounds_node(state: CaseState) -> dict[str, Any]:
+    """One result per round index, in order (the last written wins).
+
+    The graph node keeps DESIGN.md's name ``aggregate`` (the join before scoring); the votes and
+    the merge of findings are :mod:`scoring.aggregate`'s, called by ``score``."""
     by_index = {r.round_index: r for r in state.get("rounds", [])}
     return {"final_rounds": [by_index[k] for k in sorted(by_index)]}
 
@@ -481,7 +492,7 @@ def build_graph() -> CompiledStateGraph:
     g.add_node("collect", collect_node)  # join the rounds (reducer), copies / skipped
     g.add_node("dispatch", dispatch_node)  # which rounds start now
     g.add_node("round", round_node)  # one judged round (semantic -> render -> detail)
-    g.add_node("aggregate", aggregate_node)  # one result per round, in order
+    g.add_node("aggregate", order_rounds_node)  # one result per round, in order
     g.add_node("score", score_node)  # votes, findings, points -> case.json
     g.add_edge(START, "validate")
     g.add_conditional_edges("validate", after_validate)  # invalid -> score

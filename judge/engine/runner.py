@@ -1,4 +1,4 @@
-"""Batch orchestration: ``judge run`` over a benchmark, and ``judge replay`` of a case.
+"""Batch orchestration: ``judge run`` over a benchmark (``judge replay`` is :mod:`.verify`).
 
 :func:`run_bench` judges every candidate of every configuration through the case graph
 (:mod:`judge.engine.graph`): Stage 0 and rendering once per case, rounds and cases concurrent up to
@@ -7,11 +7,14 @@ the limit, ``run.json`` and ``results.jsonl`` as DESIGN.md says. It is resumable
 written atomically, and ``results.jsonl`` is rewritten (atomically) from the finished cases, so
 it holds each case exactly once. One failing case never stops the batch: it is recorded with its
 ``error``. The library returns a :class:`RunSummary`; it prints nothing.
+
+The batch reads top to bottom in :func:`run_bench`: check the flags, load the taxonomy, list the
+candidates, lock the folder, then :func:`_run_locked`: start or resume the manifest, skip the
+finished cases, judge the pending ones (:meth:`_Run.judge_one` per case), sum up.
 """
 
 from __future__ import annotations
 
-import tempfile
 import threading
 import time
 from collections.abc import Callable
@@ -23,11 +26,9 @@ from typing import Any
 
 from judge import __version__
 from judge.backends import Backend, BackendSettings, make_backend
-from judge.backends.replay import ReplayBackend
 from judge.engine.agent import Budgets
 from judge.engine.cache import ModelCache
-from judge.engine.graph import CaseRuntime, judge_case, make_context, run_round
-from judge.engine.trajectory import read_trajectory
+from judge.engine.graph import CaseRuntime, judge_case
 from judge.errors import BenchmarkError, PptJudgeError
 from judge.render.pool import DEFAULT_DPI
 from judge.rundir import (
@@ -47,14 +48,12 @@ from judge.schema import (
     ArtifactReport,
     Candidate,
     CaseResult,
-    PairGeometry,
     Policy,
     RenderProvenance,
     RenderResult,
     RoundResult,
     RunManifest,
     Taxonomy,
-    TrajectoryEvent,
     Usage,
 )
 from judge.tools import TOOLS
@@ -150,7 +149,7 @@ class _Budget:
             return (self.usage.cost_usd or 0.0) < self.limit
 
 
-class _LazyPool:
+class LazyPool:
     """The LibreOffice pool, started on the first render (a resumed run whose cases are all
     rendered never starts it). A pool that cannot start is a run problem, not an artifact
     failure: it raises :class:`PptJudgeError` (not :class:`RenderError`) for every case."""
@@ -363,20 +362,23 @@ def run_bench(
     out.mkdir(parents=True, exist_ok=True)
     lock = _lock_run(out)
     try:
-        return _run_locked(
-            bench,
-            out,
-            settings,
-            progress,
-            render_pool,
-            tax,
-            tax_hash,
-            candidates,
-            backend,
-            dpi,
-            manifest,
-            t0,
+        cache = None
+        if settings.cache and backend.cache_params() is not None:
+            cache = ModelCache(settings.cache_dir or out / CACHE_DIR)
+        run = _Run(
+            out=out,
+            settings=settings,
+            progress=progress,
+            tax=tax,
+            tax_hash=tax_hash,
+            backend=backend,
+            pool=LazyPool(settings.workers, settings.render_timeout_s, dpi, render_pool),
+            candidates=candidates,
+            budget=_Budget(settings.max_cost_usd),
+            cache=cache,
+            slots=threading.Semaphore(settings.concurrency),
         )
+        return _run_locked(run, manifest, t0)
     finally:
         lock.close()  # also released by the OS if the process dies
 
@@ -394,102 +396,118 @@ def _lock_run(out: Path) -> Any:
     return fh
 
 
-def _run_locked(
-    bench: Path,
-    out: Path,
-    settings: RunSettings,
-    progress: Progress,
-    render_pool: Any,
-    tax: Taxonomy,
-    tax_hash: str,
-    candidates: list[Candidate],
-    backend: Backend,
-    dpi: int,
-    manifest: RunManifest,
-    t0: float,
-) -> RunSummary:
-    if (out / RUN_MANIFEST).is_file():
-        manifest = _check_resume(out / RUN_MANIFEST, manifest)
-    else:
-        # keep the exact taxonomy file beside the run: rescoring must not depend on the packaged
-        # file staying unedited
-        atomic_write_bytes(out / RUN_TAXONOMY, Path(manifest.taxonomy_path).read_bytes())
-        write_model(out / RUN_MANIFEST, manifest)
+@dataclass
+class _Run:
+    """One locked invocation of :func:`run_bench`: what every case of the batch shares."""
 
-    summary = RunSummary(run=out, results=out / RESULTS, cases=len(candidates))
-    results: dict[str, CaseResult] = {}
-    pending: list[Candidate] = []
-    for cand in candidates:
-        done = _finished(case_dir(out, cand.config_id, cand.task_id), settings.retry_errors)
-        if done is not None:
-            results[cand.case_id] = done
-            summary.reused += 1
-        else:
-            pending.append(cand)
-    progress.on_start(len(candidates), summary.reused)
-    order = {c.case_id: i for i, c in enumerate(candidates)}
-    lock = threading.Lock()
-    last_flush = [0.0]
+    out: Path
+    settings: RunSettings
+    progress: Progress
+    tax: Taxonomy
+    tax_hash: str
+    backend: Backend
+    pool: LazyPool
+    candidates: list[Candidate]
+    """The whole benchmark, in benchmark order."""
+    budget: _Budget
+    cache: ModelCache | None
+    slots: threading.Semaphore
+    """Shared limit on rounds judged at the same time across cases."""
+    results: dict[str, CaseResult] = field(default_factory=dict)
+    """Finished cases by case id (reused and judged)."""
+    _lock: threading.Lock = field(default_factory=threading.Lock)
+    _last_flush: float = 0.0
 
-    def flush(force: bool = False) -> None:
-        with lock:
+    def flush(self, force: bool = False) -> None:
+        """Rewrite ``results.jsonl``, at most every :data:`RESULTS_FLUSH_S` unless forced."""
+        order = {c.case_id: i for i, c in enumerate(self.candidates)}
+        with self._lock:
             now = time.perf_counter()
-            if not force and now - last_flush[0] < RESULTS_FLUSH_S:
+            if not force and now - self._last_flush < RESULTS_FLUSH_S:
                 return
-            last_flush[0] = now
-            ordered = sorted(results.values(), key=lambda r: order.get(r.case_id, 0))
-        write_results(out, ordered)
+            self._last_flush = now
+            ordered = sorted(self.results.values(), key=lambda r: order.get(r.case_id, 0))
+        write_results(self.out, ordered)
 
-    budget = _Budget(settings.max_cost_usd)
-    cache = None
-    if settings.cache and backend.cache_params() is not None:
-        cache = ModelCache(settings.cache_dir or out / CACHE_DIR)
-    slots = threading.Semaphore(settings.concurrency)
+    def record(self, cand: Candidate, result: CaseResult) -> None:
+        with self._lock:
+            self.results[cand.case_id] = result
 
-    def on_round(result: RoundResult) -> None:
-        budget.add(result)
-        progress.on_round(result)
+    def on_round(self, result: RoundResult) -> None:
+        self.budget.add(result)
+        self.progress.on_round(result)
 
-    pool = _LazyPool(settings.workers, settings.render_timeout_s, dpi, render_pool)
+    def runtime(self, cand: Candidate, cd: CaseDir) -> CaseRuntime:
+        """What the case graph needs to judge ``cand``."""
+        return CaseRuntime(
+            candidate=cand,
+            case_dir=cd,
+            backend=self.backend,
+            taxonomy=self.tax,
+            taxonomy_hash=self.tax_hash,
+            policy=self.settings.policy,
+            tools=TOOLS,
+            render=self.pool.render,
+            export_svg=self.pool.export_svg,
+            budgets=self.settings.budgets,
+            early_stop=self.settings.early_stop,
+            cache=self.cache,
+            may_start=self.budget.may_start,
+            on_round=self.on_round,
+            slots=self.slots,
+        )
 
-    def judge_one(cand: Candidate) -> CaseResult | None:
-        cd = case_dir(out, cand.config_id, cand.task_id)
-        if not budget.may_start():
+    def failed(self, cand: Candidate, cd: CaseDir, error: str) -> CaseResult:
+        """Record (``case.json``) and return the errored result of a case."""
+        result = error_result(cand, cd, self.tax, self.tax_hash, self.settings.policy, error)
+        write_model(cd.case_json, result)
+        return result
+
+    def judge_one(self, cand: Candidate) -> CaseResult | None:
+        """Judge one case; None when the cost budget left it unstarted or unfinished."""
+        cd = case_dir(self.out, cand.config_id, cand.task_id)
+        if not self.budget.may_start():
             return None
         if not Path(cand.reference).is_file():
             missing = f"{cand.pptx}: no task {cand.task_id!r} ({cand.reference} is missing)"
-            result = error_result(cand, cd, tax, tax_hash, settings.policy, missing)
-            write_model(cd.case_json, result)
-            return result
-        rt = CaseRuntime(
-            candidate=cand,
-            case_dir=cd,
-            backend=backend,
-            taxonomy=tax,
-            taxonomy_hash=tax_hash,
-            policy=settings.policy,
-            tools=TOOLS,
-            render=pool.render,
-            export_svg=pool.export_svg,
-            budgets=settings.budgets,
-            early_stop=settings.early_stop,
-            cache=cache,
-            may_start=budget.may_start,
-            on_round=on_round,
-            slots=slots,
-        )
+            return self.failed(cand, cd, missing)
         try:
-            return judge_case(rt, settings.rounds, max_concurrency=settings.rounds)
+            rounds = self.settings.rounds
+            return judge_case(self.runtime(cand, cd), rounds, max_concurrency=rounds)
         except Exception as exc:  # noqa: BLE001 - one failing case never stops the batch
-            result = error_result(
-                cand, cd, tax, tax_hash, settings.policy, f"{type(exc).__name__}: {exc}"
-            )
-            write_model(cd.case_json, result)
-            return result
+            return self.failed(cand, cd, f"{type(exc).__name__}: {exc}")
 
+
+def _start_run(out: Path, manifest: RunManifest) -> RunManifest:
+    """Check a resumed run's manifest, or write a new run's manifest and taxonomy copy."""
+    if (out / RUN_MANIFEST).is_file():
+        return _check_resume(out / RUN_MANIFEST, manifest)
+    # keep the exact taxonomy file beside the run: rescoring must not depend on the packaged
+    # file staying unedited
+    atomic_write_bytes(out / RUN_TAXONOMY, Path(manifest.taxonomy_path).read_bytes())
+    write_model(out / RUN_MANIFEST, manifest)
+    return manifest
+
+
+def _pending(run: _Run, summary: RunSummary) -> list[Candidate]:
+    """The candidates still to judge; finished ones go into ``run.results``."""
+    pending: list[Candidate] = []
+    for cand in run.candidates:
+        cd = case_dir(run.out, cand.config_id, cand.task_id)
+        done = _finished(cd, run.settings.retry_errors)
+        if done is not None:
+            run.results[cand.case_id] = done
+            summary.reused += 1
+        else:
+            pending.append(cand)
+    return pending
+
+
+def _judge_all(run: _Run, pending: list[Candidate], summary: RunSummary) -> None:
+    """Judge the pending cases, ``concurrency`` at a time; ``results.jsonl`` kept current."""
     try:
-        ex = ThreadPoolExecutor(max_workers=settings.concurrency, thread_name_prefix="case")
-        futures = {ex.submit(judge_one, c): c for c in pending}
+        ex = ThreadPoolExecutor(max_workers=run.settings.concurrency, thread_name_prefix="case")
+        futures = {ex.submit(run.judge_one, c): c for c in pending}
         try:
             for fut in as_completed(futures):
                 cand = futures[fut]
@@ -497,33 +515,44 @@ def _run_locked(
                 if result is None:
                     summary.unfinished += 1
                 else:
-                    with lock:
-                        results[cand.case_id] = result
+                    run.record(cand, result)
                     summary.judged += 1
-                    flush()
-                progress.on_case(cand, result)
+                    run.flush()
+                run.progress.on_case(cand, result)
         except BaseException:
             ex.shutdown(wait=False, cancel_futures=True)
             raise
         ex.shutdown()
     finally:
-        pool.close()
-        flush(force=True)
+        run.pool.close()
+        run.flush(force=True)
 
+
+def _summarise(run: _Run, summary: RunSummary, t0: float) -> None:
+    """Fill the summary's totals from the finished cases and the budget."""
     if summary.unfinished:
         summary.stopped = (
-            f"cost budget of ${settings.max_cost_usd:.2f} spent "
-            f"(${budget.usage.cost_usd or 0.0:.4f}): {summary.unfinished} case(s) not finished; "
-            "rerun the same command with a larger --max-cost to finish them"
+            f"cost budget of ${run.settings.max_cost_usd:.2f} spent "
+            f"(${run.budget.usage.cost_usd or 0.0:.4f}): {summary.unfinished} case(s) not "
+            "finished; rerun the same command with a larger --max-cost to finish them"
         )
-    for r in results.values():
+    for r in run.results.values():
         key = r.gate or "error"
         summary.gates[key] = summary.gates.get(key, 0) + 1
         summary.errors += r.error is not None
-    summary.rounds_judged = budget.rounds
-    summary.usage = budget.usage
+    summary.rounds_judged = run.budget.rounds
+    summary.usage = run.budget.usage
     summary.seconds = round(time.perf_counter() - t0, 2)
-    _record_provenance(out, candidates, manifest)
+
+
+def _run_locked(run: _Run, manifest: RunManifest, t0: float) -> RunSummary:
+    manifest = _start_run(run.out, manifest)
+    summary = RunSummary(run=run.out, results=run.out / RESULTS, cases=len(run.candidates))
+    pending = _pending(run, summary)
+    run.progress.on_start(len(run.candidates), summary.reused)
+    _judge_all(run, pending, summary)
+    _summarise(run, summary, t0)
+    _record_provenance(run.out, run.candidates, manifest)
     return summary
 
 
@@ -540,208 +569,3 @@ def _record_provenance(out: Path, candidates: list[Candidate], manifest: RunMani
                 continue
             write_model(out / RUN_MANIFEST, manifest.model_copy(update={"render_provenance": prov}))
             return
-
-
-# ------------------------------------------------------------------------------------------
-# judge replay
-
-
-@dataclass
-class ToolDiff:
-    """A tool result that differs between the recording and the replay."""
-
-    round_index: int
-    stage: str
-    tool_name: str
-    call_index: int
-    """Index of the call among the round's tool results."""
-    recorded: Any
-    replayed: Any
-
-
-@dataclass
-class ReplayReport:
-    case_dir: Path
-    rounds: list[int]
-    tool_diffs: list[ToolDiff]
-    verdict_diffs: list[str]
-    """One line per round whose status or verdicts differ."""
-    recorded: CaseResult | None
-    replayed: CaseResult
-
-    @property
-    def reproduced(self) -> bool:
-        if self.tool_diffs or self.verdict_diffs:
-            return False
-        if self.recorded is None:
-            return True
-        keys = ("gate", "score", "layout", "text", "graphics", "findings", "rounds")
-        return all(getattr(self.recorded, k) == getattr(self.replayed, k) for k in keys)
-
-
-def _tool_results(events: list[TrajectoryEvent]) -> list[TrajectoryEvent]:
-    return [e for e in events if e.kind == "tool_result"]
-
-
-def replay_case(
-    case_root: Path,
-    round_index: int | None = None,
-    taxonomy_path: Path | None = None,
-    policy: Policy | None = None,
-    render_pool: Any = None,
-) -> ReplayReport:
-    """Re-execute a case's recorded rounds: tools run again, verdicts are re-derived, the case
-    is re-scored. Nothing in the case folder is changed. LibreOffice starts only if a tool
-    needs it (the SVG export of text fit); ``render_pool`` may provide a running pool."""
-    pool = _LazyPool(1, DEFAULT_RENDER_TIMEOUT_S, DEFAULT_DPI, render_pool)
-    try:
-        return _replay_case(case_root, round_index, taxonomy_path, policy, pool)
-    finally:
-        pool.close()
-
-
-def _replay_case(
-    case_root: Path,
-    round_index: int | None,
-    taxonomy_path: Path | None,
-    policy: Policy | None,
-    pool: _LazyPool,
-) -> ReplayReport:
-    from scoring.case import build_case_result
-    from taxonomy.loader import load_taxonomy, taxonomy_hash
-
-    cd = CaseDir(Path(case_root))
-    if cd.stage0.is_file() and not cd.pair_json.is_file():
-        try:
-            stage0 = ArtifactReport.model_validate_json(cd.stage0.read_text(encoding="utf-8"))
-        except ValueError:
-            stage0 = None
-        if stage0 is not None and not stage0.valid:
-            failed = [c.name for c in stage0.checks if not c.passed and not c.skipped]
-            raise BenchmarkError(
-                f"{cd.root}: the candidate is invalid at Stage 0 ({', '.join(failed)}): "
-                "no rounds were judged, nothing to replay"
-            )
-    if not cd.pair_json.is_file() or not cd.stage0.is_file():
-        raise BenchmarkError(f"{cd.root}: not a judged case folder (no stage0.json / pair.json)")
-    run_dir = cd.root.parent.parent.parent
-    manifest = None
-    if (run_dir / RUN_MANIFEST).is_file():
-        try:
-            manifest = RunManifest.model_validate_json((run_dir / RUN_MANIFEST).read_text())
-        except ValueError as exc:
-            raise BenchmarkError(
-                f"{run_dir / RUN_MANIFEST}: not a run manifest: {first_problem(exc)}"
-            ) from None
-        check_schema_version(run_dir / RUN_MANIFEST, manifest.version)
-    if taxonomy_path is None and manifest is not None:
-        # the taxonomy the run was scored with (its copy in the run folder), not whatever the
-        # packaged file says today
-        from scoring.rescore import original_taxonomy
-
-        tax, _ = original_taxonomy(run_dir, manifest)
-        tax_hash = manifest.taxonomy_hash
-    else:
-        tax = load_taxonomy(taxonomy_path)
-        tax_hash = taxonomy_hash(tax)
-    policy = policy or (manifest.policy if manifest else Policy())
-    total = manifest.rounds if manifest else len(list(cd.rounds_dir.glob("round-*.json")))
-    report = ArtifactReport.model_validate_json(cd.stage0.read_text(encoding="utf-8"))
-    pair = PairGeometry.model_validate_json(cd.pair_json.read_text(encoding="utf-8"))
-    recorded_case = None
-    if cd.case_json.is_file():
-        recorded_case = CaseResult.model_validate_json(cd.case_json.read_text(encoding="utf-8"))
-    for recorded_path in (report.path, pair.reference_image):
-        if not Path(recorded_path).is_file():
-            raise BenchmarkError(
-                f"{cd.root}: {recorded_path} (recorded by the run) is not found from "
-                f"{Path.cwd()}; start the replay where the run was started"
-            )
-    case_id = recorded_case.case_id if recorded_case else f"{cd.root.parent.name}/{cd.root.name}"
-    config_id, task_id = case_id.split("/", 1)
-    candidate = Candidate(
-        case_id=case_id,
-        task_id=task_id,
-        config_id=config_id,
-        pptx=report.path,
-        reference=pair.reference_image,
-    )
-    ctx = make_context(candidate, cd, pair, export_svg=pool.export_svg)
-    wanted = [round_index] if round_index is not None else list(range(total))
-    recorded_rounds: dict[int, RoundResult] = {}
-    for k in range(total):
-        if cd.round_json(k).is_file():
-            recorded_rounds[k] = RoundResult.model_validate_json(cd.round_json(k).read_text())
-    for k in wanted:
-        if k not in recorded_rounds:
-            raise BenchmarkError(f"{cd.round_json(k)}: round {k} was not recorded")
-    tool_diffs: list[ToolDiff] = []
-    verdict_diffs: list[str] = []
-    replayed_rounds = dict(recorded_rounds)
-    with tempfile.TemporaryDirectory(prefix="pptjudge-replay-") as tmp:
-        for k in wanted:
-            rec = recorded_rounds[k]
-            if rec.status == "skipped" or not cd.trajectory(k).is_file():
-                continue
-            scratch = CaseDir(Path(tmp) / f"round-{k}")
-            rt = CaseRuntime(
-                candidate=candidate,
-                case_dir=scratch,
-                backend=ReplayBackend(cd.trajectory(k)),
-                taxonomy=tax,
-                taxonomy_hash=tax_hash,
-                policy=policy,
-                tools=TOOLS,
-            )
-            rt.ctx = ctx
-            new = run_round(rt, k)
-            old_events = _tool_results(read_trajectory(cd.trajectory(k)))
-            new_events = _tool_results(read_trajectory(scratch.trajectory(k)))
-            for i in range(max(len(old_events), len(new_events))):
-                a = old_events[i] if i < len(old_events) else None
-                b = new_events[i] if i < len(new_events) else None
-                if a is None or b is None or (a.result, a.images) != (b.result, b.images):
-                    ref = a or b
-                    assert ref is not None
-                    tool_diffs.append(
-                        ToolDiff(
-                            round_index=k,
-                            stage=ref.stage,
-                            tool_name=ref.tool_name or "",
-                            call_index=i,
-                            recorded=None
-                            if a is None
-                            else {"result": a.result, "images": a.images},
-                            replayed=None
-                            if b is None
-                            else {"result": b.result, "images": b.images},
-                        )
-                    )
-            for name in ("status", "semantic", "render", "detail"):
-                if getattr(rec, name) != getattr(new, name):
-                    verdict_diffs.append(
-                        f"round {k}: {name} was {_short(getattr(rec, name))}, "
-                        f"replay gives {_short(getattr(new, name))}"
-                    )
-            replayed_rounds[k] = new.model_copy(update={"usage": rec.usage})
-    replayed = build_case_result(
-        candidate,
-        report,
-        [replayed_rounds[k] for k in sorted(replayed_rounds)],
-        tax,
-        tax_hash,
-        policy,
-    )
-    return ReplayReport(
-        case_dir=cd.root,
-        rounds=wanted,
-        tool_diffs=tool_diffs,
-        verdict_diffs=verdict_diffs,
-        recorded=recorded_case,
-        replayed=replayed,
-    )
-
-
-def _short(value: object, limit: int = 160) -> str:
-    text = value.model_dump_json() if hasattr(value, "model_dump_json") else repr(value)
-    return text if len(text) <= limit else text[: limit - 3] + "..."
