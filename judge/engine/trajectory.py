@@ -111,16 +111,32 @@ def write_trajectory(path: Path, events: list[TrajectoryEvent]) -> None:
     atomic_write_text(Path(path), "".join(e.model_dump_json() + "\n" for e in events))
 
 
-def read_trajectory(path: Path) -> list[TrajectoryEvent]:
-    """Read a recorded trajectory (strict: every line must be a full :class:`TrajectoryEvent`)."""
+def read_trajectory(path: Path, problems: list[str] | None = None) -> list[TrajectoryEvent]:
+    """Read a recorded trajectory.
+
+    Strict by default (replay): every line must be a full :class:`TrajectoryEvent`, else
+    :class:`ReplayMismatch`. With a ``problems`` list (the HTML report), an unreadable file or
+    line is described there (naming file and line) and skipped, and the readable events are
+    returned.
+    """
     from judge.errors import ReplayMismatch
 
+    try:
+        lines = Path(path).read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError) as exc:
+        if problems is None:
+            raise
+        problems.append(f"{path}: unreadable ({exc})")
+        return []
     events: list[TrajectoryEvent] = []
-    for lineno, line in enumerate(Path(path).read_text(encoding="utf-8").splitlines(), 1):
+    for lineno, line in enumerate(lines, 1):
         if not line.strip():
             continue
         try:
             events.append(TrajectoryEvent.model_validate_json(line))
         except ValueError as exc:
-            raise ReplayMismatch(f"{path}:{lineno}: not a trajectory event: {exc}") from exc
+            if problems is None:
+                raise ReplayMismatch(f"{path}:{lineno}: not a trajectory event: {exc}") from exc
+            first = str(exc).splitlines()[0]
+            problems.append(f"{path}:{lineno}: not a trajectory event ({first})")
     return events
