@@ -370,23 +370,8 @@ def agreement_report(
 ) -> AgreementReport:
     """Every agreement statistic of the module docstring for one run and its labels."""
     by_case = {c.case_id: c for c in cases}
-    per_case: dict[str, list[Label]] = {}
-    for lab in labels:
-        if lab.case_id not in by_case:
-            raise LabelsError(f"{labels_file}:{lab.line}: case {lab.case_id!r} is not in the run")
-        per_case.setdefault(lab.case_id, []).append(lab)
-
-    # Human majority per case.
-    majority: dict[str, bool] = {}
-    ties = 0
-    for cid, labs in per_case.items():
-        passes = sum(1 for lab in labs if lab.gate_pass)
-        fails = len(labs) - passes
-        if passes == fails:
-            ties += 1
-        else:
-            majority[cid] = passes > fails
-
+    per_case = _labels_by_case(labels, by_case, labels_file)
+    majority, ties = _human_majority(per_case)
     errored = sorted(
         cid for cid in per_case if by_case[cid].error is not None or by_case[cid].gate is None
     )
@@ -396,8 +381,87 @@ def agreement_report(
         [majority[c] for c in decided],
         confidence,
     )
+    raters = _among_annotators(per_case)
+    # Issue sets on cases both the judge and the human majority pass.
+    issue_cases = [c for c in decided if majority[c] and judge_passes(by_case[c])]
+    repeat = _repeatability(cases)
+    second_agreement = None
+    if second is not None:
+        second_agreement = _second_run_agreement(cases, by_case, second, confidence)
+    notes: list[str] = []
+    if raters.fleiss_cases and raters.fleiss_cases < raters.multi:
+        notes.append(
+            f"Fleiss' kappa uses the {raters.fleiss_cases} cases with {raters.fleiss_raters} "
+            f"annotators (of {raters.multi} with two or more)"
+        )
+    return AgreementReport(
+        labels_file=labels_file,
+        labelled_cases=len(per_case),
+        annotators=sorted({lab.annotator for lab in labels}),
+        label_rows=len(labels),
+        errored_cases=len(errored),
+        human_ties=ties,
+        judge_vs_humans=judge_vs,
+        annotator_unanimity=raters.unanimous / raters.multi if raters.multi else None,
+        unanimity_cases=raters.multi,
+        fleiss_kappa=_nan_none(raters.fleiss_kappa),
+        fleiss_cases=raters.fleiss_cases,
+        fleiss_raters=raters.fleiss_raters,
+        krippendorff_alpha=_nan_none(raters.alpha),
+        alpha_cases=raters.multi,
+        issue_sets=_issue_sets(issue_cases, per_case, by_case),
+        single_round_unanimity=repeat.unanimous / repeat.cases if repeat.cases else None,
+        repeatability_cases=repeat.cases,
+        cases_with_skipped_rounds=repeat.with_skipped,
+        thresholds=_threshold_study(cases, decided, majority),
+        second_run=second_agreement,
+        second_run_path=second_run_path,
+        confidence=confidence,
+        notes=notes,
+    )
 
-    # Among annotators.
+
+def _labels_by_case(
+    labels: Sequence[Label], by_case: dict[str, CaseResult], labels_file: str
+) -> dict[str, list[Label]]:
+    """The labels grouped by case; a label for a case the run lacks is a :class:`LabelsError`."""
+    per_case: dict[str, list[Label]] = {}
+    for lab in labels:
+        if lab.case_id not in by_case:
+            raise LabelsError(f"{labels_file}:{lab.line}: case {lab.case_id!r} is not in the run")
+        per_case.setdefault(lab.case_id, []).append(lab)
+    return per_case
+
+
+def _human_majority(per_case: dict[str, list[Label]]) -> tuple[dict[str, bool], int]:
+    """The human majority gate per case (True = pass) and the number of tied cases (left out)."""
+    majority: dict[str, bool] = {}
+    ties = 0
+    for cid, labs in per_case.items():
+        passes = sum(1 for lab in labs if lab.gate_pass)
+        fails = len(labs) - passes
+        if passes == fails:
+            ties += 1
+        else:
+            majority[cid] = passes > fails
+    return majority, ties
+
+
+@dataclass
+class _RaterAgreement:
+    """Agreement among annotators on the cases labelled twice or more."""
+
+    multi: int
+    """Cases with two or more labels."""
+    unanimous: int
+    fleiss_cases: int
+    """Cases with the most common number of annotators (Fleiss' kappa needs equal counts)."""
+    fleiss_raters: int
+    fleiss_kappa: float
+    alpha: float
+
+
+def _among_annotators(per_case: dict[str, list[Label]]) -> _RaterAgreement:
     multi = {cid: labs for cid, labs in per_case.items() if len(labs) >= 2}
     unanimous = sum(1 for labs in multi.values() if len({lab.gate_pass for lab in labs}) == 1)
     rater_counts = Counter(len(labs) for labs in multi.values())
@@ -409,9 +473,13 @@ def agreement_report(
     ]
     fk = fleiss_kappa(np.array(fleiss_rows)) if fleiss_rows else math.nan
     alpha = krippendorff_alpha_nominal([[lab.gate_pass for lab in labs] for labs in multi.values()])
+    return _RaterAgreement(len(multi), unanimous, len(fleiss_rows), fleiss_raters, fk, alpha)
 
-    # Issue sets on cases both the judge and the human majority pass.
-    issue_cases = [c for c in decided if majority[c] and judge_passes(by_case[c])]
+
+def _issue_sets(
+    issue_cases: list[str], per_case: dict[str, list[Label]], by_case: dict[str, CaseResult]
+) -> IssueSetStats:
+    """Exact and Jaccard agreement of subtype sets, between annotators and judge vs annotator."""
     ann_exact: list[float] = []
     ann_jac: list[float] = []
     judge_exact: list[float] = []
@@ -425,7 +493,7 @@ def agreement_report(
         for lab in labs:
             judge_exact.append(1.0 if judged == lab.subtypes else 0.0)
             judge_jac.append(jaccard(judged, lab.subtypes))
-    issue_stats = IssueSetStats(
+    return IssueSetStats(
         cases=len(issue_cases),
         annotator_pairs=len(ann_exact),
         annotator_exact=_mean(ann_exact),
@@ -435,21 +503,35 @@ def agreement_report(
         judge_jaccard=_mean(judge_jac),
     )
 
-    # Repeatability across rounds (every decided case of the run, labelled or not).
-    repeat_n = 0
-    repeat_unanimous = 0
-    with_skipped = 0
+
+@dataclass
+class _Repeatability:
+    cases: int
+    """Decided cases with two or more decided rounds."""
+    unanimous: int
+    """Of those, cases whose decided rounds all agree (pass or not)."""
+    with_skipped: int
+
+
+def _repeatability(cases: Sequence[CaseResult]) -> _Repeatability:
+    """Repeatability across rounds (every decided case of the run, labelled or not)."""
+    rep = _Repeatability(0, 0, 0)
     for case in cases:
         if case.error is not None or case.gate is None:
             continue
         if "skipped" in case.rounds:
-            with_skipped += 1
+            rep.with_skipped += 1
         decided_rounds = [s == "pass" for s in case.rounds if s in DECIDED_ROUND]
         if len(decided_rounds) >= 2:
-            repeat_n += 1
-            repeat_unanimous += len(set(decided_rounds)) == 1
+            rep.cases += 1
+            rep.unanimous += len(set(decided_rounds)) == 1
+    return rep
 
-    # Vote threshold study.
+
+def _threshold_study(
+    cases: Sequence[CaseResult], decided: list[str], majority: dict[str, bool]
+) -> list[ThresholdEffect]:
+    """What each vote threshold of :data:`VOTE_THRESHOLDS` would pass, and its human agreement."""
     thresholds: list[ThresholdEffect] = []
     judged_cases = [c for c in cases if c.error is None and c.gate is not None]
     for t in VOTE_THRESHOLDS:
@@ -479,51 +561,24 @@ def agreement_report(
                 ),
             )
         )
+    return thresholds
 
-    second_agreement = None
-    if second is not None:
-        other = {c.case_id: c for c in second if c.error is None and c.gate is not None}
-        common = sorted(
-            c.case_id
-            for c in cases
-            if c.case_id in other and c.error is None and c.gate is not None
-        )
-        second_agreement = binary_agreement(
-            [judge_passes(by_case[c]) for c in common],
-            [judge_passes(other[c]) for c in common],
-            confidence,
-        )
 
-    notes: list[str] = []
-    if fleiss_rows and len(fleiss_rows) < len(multi):
-        notes.append(
-            f"Fleiss' kappa uses the {len(fleiss_rows)} cases with {fleiss_raters} annotators "
-            f"(of {len(multi)} with two or more)"
-        )
-    return AgreementReport(
-        labels_file=labels_file,
-        labelled_cases=len(per_case),
-        annotators=sorted({lab.annotator for lab in labels}),
-        label_rows=len(labels),
-        errored_cases=len(errored),
-        human_ties=ties,
-        judge_vs_humans=judge_vs,
-        annotator_unanimity=unanimous / len(multi) if multi else None,
-        unanimity_cases=len(multi),
-        fleiss_kappa=_nan_none(fk),
-        fleiss_cases=len(fleiss_rows),
-        fleiss_raters=fleiss_raters,
-        krippendorff_alpha=_nan_none(alpha),
-        alpha_cases=len(multi),
-        issue_sets=issue_stats,
-        single_round_unanimity=repeat_unanimous / repeat_n if repeat_n else None,
-        repeatability_cases=repeat_n,
-        cases_with_skipped_rounds=with_skipped,
-        thresholds=thresholds,
-        second_run=second_agreement,
-        second_run_path=second_run_path,
-        confidence=confidence,
-        notes=notes,
+def _second_run_agreement(
+    cases: Sequence[CaseResult],
+    by_case: dict[str, CaseResult],
+    second: Sequence[CaseResult],
+    confidence: float,
+) -> BinaryAgreement:
+    """Gate agreement between this run and a second run on their commonly decided cases."""
+    other = {c.case_id: c for c in second if c.error is None and c.gate is not None}
+    common = sorted(
+        c.case_id for c in cases if c.case_id in other and c.error is None and c.gate is not None
+    )
+    return binary_agreement(
+        [judge_passes(by_case[c]) for c in common],
+        [judge_passes(other[c]) for c in common],
+        confidence,
     )
 
 

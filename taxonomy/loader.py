@@ -14,6 +14,7 @@ not change it; every name, tier, number, description and the order of lists does
 from __future__ import annotations
 
 import hashlib
+import itertools
 import json
 import math
 import re
@@ -25,7 +26,7 @@ import yaml
 from pydantic import ValidationError
 
 from judge.errors import TaxonomyError
-from judge.schema import DetailVerdict, Taxonomy, Tier
+from judge.schema import DetailVerdict, Taxonomy, TaxonomySubtype, Tier
 
 DEFAULT_TAXONOMY = Path(__file__).resolve().parent / "pptbench.yaml"
 """The packaged taxonomy used when no file is given."""
@@ -145,103 +146,152 @@ def _problem(path: Path, raw: Any, loc: tuple[Any, ...], message: str) -> str:
     return f"{path}:{line}: {where}: {message}"
 
 
+Problem = tuple[tuple[Any, ...], str]
+"""A consistency problem: the key path it is about (located in the file later) and the text."""
+
+
 def _check_consistency(path: Path, raw: Any, tax: Taxonomy) -> list[str]:
     """Checks the pydantic schema cannot express; returns ``FILE:LINE: key: message`` lines."""
-    problems: list[str] = []
-
-    def add(loc: tuple[Any, ...], message: str) -> None:
-        problems.append(_problem(path, raw, loc, message))
-
+    found: list[Problem] = []
     if not tax.version.strip():
-        add(("version",), "version must not be empty")
+        found.append((("version",), "version must not be empty"))
+    found += _check_tiers(tax)
+    found += _check_staircase(tax)
+    found += _check_dimensions(tax)
+    found += _check_names(tax, raw)
+    return [_problem(path, raw, loc, message) for loc, message in found]
 
-    # Tiers: all four, non-negative, ordered, diagnostic never penalises.
+
+def _check_tiers(tax: Taxonomy) -> list[Problem]:
+    """Tiers: all four, non-negative, ordered, diagnostic never penalises."""
+    out: list[Problem] = []
     for tier in TIER_ORDER:
         if tier not in tax.tiers:
-            add(("tiers",), f"tier {tier!r} has no base")
+            out.append((("tiers",), f"tier {tier!r} has no base"))
         elif tax.tiers[tier] < 0 or not math.isfinite(tax.tiers[tier]):
-            add(("tiers", tier), f"base must be a non-negative number, got {tax.tiers[tier]}")
+            out.append(
+                (("tiers", tier), f"base must be a non-negative number, got {tax.tiers[tier]}")
+            )
     present = [t for t in TIER_ORDER if t in tax.tiers and tax.tiers[t] >= 0]
-    for hi, lo in zip(present, present[1:], strict=False):
+    for hi, lo in itertools.pairwise(present):
         if tax.tiers[hi] < tax.tiers[lo]:
-            add(("tiers", lo), f"{lo} ({tax.tiers[lo]}) must not exceed {hi} ({tax.tiers[hi]})")
+            out.append(
+                (("tiers", lo), f"{lo} ({tax.tiers[lo]}) must not exceed {hi} ({tax.tiers[hi]})")
+            )
     if tax.tiers.get("diagnostic", 0.0) != 0.0:
-        add(("tiers", "diagnostic"), "diagnostic findings are never penalised: base must be 0")
+        out.append(
+            (("tiers", "diagnostic"), "diagnostic findings are never penalised: base must be 0")
+        )
+    return out
 
-    # Staircase: strictly increasing bounds, non-decreasing multipliers, ends at 1.0.
+
+def _check_staircase(tax: Taxonomy) -> list[Problem]:
+    """Staircase: strictly increasing bounds, non-decreasing multipliers, ends at 1.0."""
+    out: list[Problem] = []
     steps = tax.staircase
     if not steps:
-        add(("staircase",), "the staircase needs at least one step")
+        out.append((("staircase",), "the staircase needs at least one step"))
     for i in range(1, len(steps)):
         if steps[i].max_ratio <= steps[i - 1].max_ratio:
-            add(
-                ("staircase", i, "max_ratio"),
-                f"max_ratio {steps[i].max_ratio} must be above the previous step's "
-                f"{steps[i - 1].max_ratio} (the staircase is not monotone)",
+            out.append(
+                (
+                    ("staircase", i, "max_ratio"),
+                    f"max_ratio {steps[i].max_ratio} must be above the previous step's "
+                    f"{steps[i - 1].max_ratio} (the staircase is not monotone)",
+                )
             )
         if steps[i].multiplier < steps[i - 1].multiplier:
-            add(
-                ("staircase", i, "multiplier"),
-                f"multiplier {steps[i].multiplier} is below the previous step's "
-                f"{steps[i - 1].multiplier} (the staircase is not monotone)",
+            out.append(
+                (
+                    ("staircase", i, "multiplier"),
+                    f"multiplier {steps[i].multiplier} is below the previous step's "
+                    f"{steps[i - 1].multiplier} (the staircase is not monotone)",
+                )
             )
     if steps and steps[-1].max_ratio != 1.0:
-        add(
-            ("staircase", len(steps) - 1, "max_ratio"),
-            f"the last step must cover rho up to 1.0, got {steps[-1].max_ratio}",
+        out.append(
+            (
+                ("staircase", len(steps) - 1, "max_ratio"),
+                f"the last step must cover rho up to 1.0, got {steps[-1].max_ratio}",
+            )
         )
+    return out
 
-    # Dimensions: exactly the three, weights sum to 100, caps within weights.
+
+def _check_dimensions(tax: Taxonomy) -> list[Problem]:
+    """Dimensions: exactly the three, weights sum to 100, caps within weights."""
+    out: list[Problem] = []
     names: list[str] = [d.name for d in tax.dimensions]
     for i, name in enumerate(names):
         if name in names[:i]:
-            add(("dimensions", i, "name"), f"dimension {name!r} is defined twice")
+            out.append((("dimensions", i, "name"), f"dimension {name!r} is defined twice"))
     for dname in DIMENSION_NAMES:
         if dname not in names:
-            add(("dimensions",), f"dimension {dname!r} is missing")
+            out.append((("dimensions",), f"dimension {dname!r} is missing"))
     total = sum(d.weight for d in tax.dimensions)
     if abs(total - TOTAL_POINTS) > SUM_TOLERANCE:
         detail = " + ".join(f"{d.name} {d.weight:g}" for d in tax.dimensions)
-        add(("dimensions",), f"weights must sum to {TOTAL_POINTS:g}, got {total:g} ({detail})")
+        out.append(
+            (("dimensions",), f"weights must sum to {TOTAL_POINTS:g}, got {total:g} ({detail})")
+        )
     for i, dim in enumerate(tax.dimensions):
         if dim.cap > dim.weight:
-            add(
-                ("dimensions", i, "cap"),
-                f"cap {dim.cap:g} is above the weight {dim.weight:g} (a dimension cannot lose "
-                "more points than it has)",
+            out.append(
+                (
+                    ("dimensions", i, "cap"),
+                    f"cap {dim.cap:g} is above the weight {dim.weight:g} (a dimension cannot "
+                    "lose more points than it has)",
+                )
             )
+    return out
 
-    # Categories and subtypes: names, uniqueness (subtypes across the whole file), one-line text.
+
+def _check_names(tax: Taxonomy, raw: Any) -> list[Problem]:
+    """Categories and subtypes: names, uniqueness (subtypes across the whole file), one-line
+    descriptions; a duplicate subtype names the line of its first definition (from ``raw``)."""
+    out: list[Problem] = []
     seen: dict[str, tuple[Any, ...]] = {}
     for i, dim in enumerate(tax.dimensions):
         cat_names: list[str] = []
         for j, cat in enumerate(dim.categories):
             cloc = ("dimensions", i, "categories", j)
             if not NAME_PATTERN.match(cat.name):
-                add((*cloc, "name"), f"category name {cat.name!r} is not snake_case")
+                out.append(((*cloc, "name"), f"category name {cat.name!r} is not snake_case"))
             if cat.name in cat_names:
-                add((*cloc, "name"), f"category {cat.name!r} appears twice in {dim.name}")
+                out.append(((*cloc, "name"), f"category {cat.name!r} appears twice in {dim.name}"))
             cat_names.append(cat.name)
             if not cat.subtypes:
-                add((*cloc, "subtypes"), f"category {cat.name!r} has no subtypes")
+                out.append(((*cloc, "subtypes"), f"category {cat.name!r} has no subtypes"))
             for k, st in enumerate(cat.subtypes):
-                sloc = (*cloc, "subtypes", k)
-                if not NAME_PATTERN.match(st.name):
-                    add((*sloc, "name"), f"subtype name {st.name!r} is not snake_case")
-                if "\n" in st.description.strip():
-                    add((*sloc, "description"), "the description must be one line")
-                if st.name in seen:
-                    first_line, first_where = _locate(raw, seen[st.name])
-                    add(
-                        (*sloc, "name"),
-                        f"duplicate subtype {st.name!r} (first defined at line {first_line}, "
-                        f"{first_where})",
-                    )
-                else:
-                    seen[st.name] = sloc
+                out += _check_subtype(st, (*cloc, "subtypes", k), seen, raw)
         if not dim.categories:
-            add(("dimensions", i, "categories"), f"dimension {dim.name!r} has no categories")
-    return problems
+            out.append(
+                (("dimensions", i, "categories"), f"dimension {dim.name!r} has no categories")
+            )
+    return out
+
+
+def _check_subtype(
+    st: TaxonomySubtype, sloc: tuple[Any, ...], seen: dict[str, tuple[Any, ...]], raw: Any
+) -> list[Problem]:
+    """One subtype's name and description; ``seen`` (name -> key path) is updated."""
+    out: list[Problem] = []
+    if not NAME_PATTERN.match(st.name):
+        out.append(((*sloc, "name"), f"subtype name {st.name!r} is not snake_case"))
+    if "\n" in st.description.strip():
+        out.append(((*sloc, "description"), "the description must be one line"))
+    if st.name in seen:
+        first_line, first_where = _locate(raw, seen[st.name])
+        out.append(
+            (
+                (*sloc, "name"),
+                f"duplicate subtype {st.name!r} (first defined at line {first_line}, "
+                f"{first_where})",
+            )
+        )
+    else:
+        seen[st.name] = sloc
+    return out
 
 
 def _raise(path: Path, problems: list[str]) -> None:

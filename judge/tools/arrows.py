@@ -16,9 +16,9 @@ from typing import Any, Literal
 import cv2
 import numpy as np
 
-from judge.tools.base import Tool, ToolContext, ToolOutput
+from judge.tools.base import Tool, ToolContext, ToolOutput, memo
 from judge.tools.nodes import Blob, blobs_cached, border_bgr, channel_max, erode, ink_mask
-from judge.tools.ocr import box_to_frame, memo, ocr_full
+from judge.tools.ocr import box_to_frame, ocr_full
 from judge.tools.thresholds import (
     CONTACT_MARGIN_PER_KPX,
     DASH_CLOSE_PER_KPX,

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import inspect
 import json
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -65,6 +66,15 @@ class ToolContext:
                 raise ToolUsageError(f"image {which!r} could not be read from {path}")
             self.cache[key] = img
         return self.cache[key]
+
+
+def memo(ctx: ToolContext, key: str, compute: Callable[[], Any]) -> Any:
+    """Per-case memo in ``ctx.cache``; computations of one case are serialised by a lock."""
+    lock = ctx.cache.setdefault("_memo_lock", threading.RLock())
+    with lock:
+        if key not in ctx.cache:
+            ctx.cache[key] = compute()
+        return ctx.cache[key]
 
 
 @dataclass

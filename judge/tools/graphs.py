@@ -11,8 +11,8 @@ from typing import Any
 import numpy as np
 
 from judge.tools.arrows import lines_cached
-from judge.tools.base import Tool, ToolContext, ToolOutput
-from judge.tools.diff import ciede2000_bgr, rgb_hex_to_bgr
+from judge.tools.base import Tool, ToolContext, ToolOutput, memo
+from judge.tools.colour import ciede2000_bgr, rgb_hex_to_bgr
 from judge.tools.graphread import (
     Discrepancy,
     Graph,
@@ -27,7 +27,7 @@ from judge.tools.graphread import (
     compare_graphs as _compare,
 )
 from judge.tools.nodes import blobs_cached
-from judge.tools.ocr import memo, ocr_full
+from judge.tools.ocr import ocr_full
 from judge.tools.thresholds import (
     ALIGN_TOLERANCE_FRAC,
     COLOUR_DE,

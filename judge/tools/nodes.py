@@ -16,9 +16,9 @@ from typing import Any, Literal
 import cv2
 import numpy as np
 
-from judge.tools.base import Tool, ToolContext, ToolOutput
-from judge.tools.diff import ciede2000_bgr
-from judge.tools.ocr import box_to_frame, memo, region_to_image
+from judge.tools.base import Tool, ToolContext, ToolOutput, memo
+from judge.tools.colour import ciede2000_bgr
+from judge.tools.ocr import box_to_frame, region_to_image
 from judge.tools.thresholds import (
     BG_SAME_DE,
     CORNER_SHARP_PX,

@@ -16,7 +16,7 @@ from typing import Any, Literal
 
 import numpy as np
 
-from judge.tools.base import Tool, ToolContext, ToolOutput, ToolUsageError
+from judge.tools.base import Tool, ToolContext, ToolOutput, ToolUsageError, memo
 from judge.tools.thresholds import DET_MAX_SIDE, OCR_MIN_CONFIDENCE
 from judge.tools.view import mapping, to_image_box
 
@@ -114,15 +114,6 @@ def ocr_image(img: np.ndarray, min_confidence: float = OCR_MIN_CONFIDENCE) -> li
         lines.append(OcrLine(str(text).strip(), conf, _quad_box(res.boxes[i]), words))
     lines.sort(key=lambda ln: (round(ln.box[1] / 8), ln.box[0]))
     return lines
-
-
-def memo(ctx: ToolContext, key: str, compute: Any) -> Any:
-    """Per-case memo in ``ctx.cache``; computations of one case are serialised by a lock."""
-    lock = ctx.cache.setdefault("_memo_lock", threading.RLock())
-    with lock:
-        if key not in ctx.cache:
-            ctx.cache[key] = compute()
-        return ctx.cache[key]
 
 
 def ocr_full(ctx: ToolContext, which: str) -> list[OcrLine]:

@@ -18,9 +18,8 @@ from typing import Any
 
 from lxml import etree
 
-from judge.tools.base import Tool, ToolContext, ToolOutput
+from judge.tools.base import Tool, ToolContext, ToolOutput, memo
 from judge.tools.graphread import normalise_label
-from judge.tools.ocr import memo
 from judge.tools.thresholds import (
     OVERFLOW_TOLERANCE_FRAC,
     OVERFLOW_TOLERANCE_X_FRAC,
