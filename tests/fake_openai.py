@@ -31,6 +31,8 @@ class Reply:
     """Wait before answering (a slow server, for timeouts)."""
     prompt_tokens: int = 1000
     completion_tokens: int = 50
+    raw: bytes | None = None
+    """Send these bytes as the body instead of a completion (a garbage answer)."""
 
 
 def call(name: str, args: dict[str, Any] | str) -> tuple[str, str]:
@@ -110,7 +112,7 @@ class FakeOpenAI:
                     payload = {"error": {"message": reply.content or "fake error", "type": "x"}}
                 else:
                     payload = outer.completion(body, reply, n)
-                data = json.dumps(payload).encode()
+                data = json.dumps(payload).encode() if reply.raw is None else reply.raw
                 try:
                     self.send_response(reply.status)
                     self.send_header("content-type", "application/json")

@@ -121,10 +121,34 @@ def test_500_after_retries_makes_round_errored(ctx, tmp_path) -> None:
     assert result.semantic is None
 
 
+@pytest.mark.parametrize(
+    ("body", "says"),
+    [
+        (b"<html>bad gateway</html>", "JSONDecodeError"),
+        (b"{}", "answer could not be read"),
+        (b'{"choices": "none"}', "answer could not be read"),
+    ],
+)
+def test_unreadable_answer_names_the_endpoint(ctx, tmp_path, body: bytes, says: str) -> None:
+    with serve(scripted([Reply(raw=body)])) as fake:
+        result = run_round(runtime(ctx, tmp_path, fake.base_url, retries=0), 0)
+    assert result.status == "errored"
+    assert fake.base_url in (result.error or "") and says in (result.error or "")
+
+
+def test_refused_connection_names_the_endpoint(ctx, tmp_path) -> None:
+    with serve(scripted([])) as fake:
+        url = fake.base_url  # the port is closed once the server stops
+    result = run_round(runtime(ctx, tmp_path, url, retries=0), 0)
+    assert result.status == "errored"
+    assert url in (result.error or "") and "connection failed" in (result.error or "")
+
+
 def test_timeout_makes_round_errored(ctx, tmp_path) -> None:
     with serve(scripted([Reply(delay_s=2.0, **{})] * 2)) as fake:
         result = run_round(runtime(ctx, tmp_path, fake.base_url, timeout_s=0.3, retries=1), 0)
     assert result.status == "errored" and "timed out" in (result.error or "")
+    assert fake.base_url in (result.error or "")
     assert len(fake.requests) == 2
 
 

@@ -6,7 +6,9 @@ Hosted APIs, vLLM, Ollama, OpenRouter: ``--model``, ``--base-url``, the key from
 ``max_retries=0`` and
 :class:`RetryingChatOpenAI` retries 408/409/429/5xx answers, timeouts and connection errors
 with doubling waits capped at ``backoff_cap_s`` -- a server's ``retry-after`` is honoured only up
-to that cap (the SDK would wait up to 120 s). What still fails raises :class:`BackendError`.
+to that cap (the SDK would wait up to 120 s). What still fails raises :class:`BackendError`,
+and every such error names the endpoint URL: HTTP errors, timeouts, refused connections and
+answers that cannot be read (a body that is not JSON, JSON without ``choices``).
 """
 
 from __future__ import annotations
@@ -30,6 +32,13 @@ from judge.tools.base import ToolContext
 
 RETRYABLE_STATUS = frozenset({408, 409, 429})
 """HTTP statuses worth retrying besides every 5xx (timeout, conflict, rate limit)."""
+
+DEFAULT_ENDPOINT = "https://api.openai.com/v1"
+"""The endpoint the SDK uses when neither ``--base-url`` nor ``OPENAI_BASE_URL`` is set."""
+
+UNREADABLE_ANSWER = (ValueError, KeyError, TypeError, AttributeError, IndexError)
+"""What parsing a garbage body raises below the SDK (``JSONDecodeError`` is a ``ValueError``,
+a JSON body without ``choices`` gives ``KeyError``/``TypeError``)."""
 
 PLACEHOLDER_KEY = "EMPTY"
 """Sent when a self-hosted endpoint (``--base-url``) needs no key (the vLLM convention)."""
@@ -64,7 +73,13 @@ def describe(exc: Exception) -> str:
         return "request timed out"
     if isinstance(exc, openai.APIStatusError):
         return f"HTTP {exc.status_code}: {exc.message}"
-    return f"{type(exc).__name__}: {exc}"
+    if isinstance(exc, openai.APIConnectionError):
+        cause = exc.__cause__
+        kind = type(cause).__name__ if cause else "no answer"
+        return f"connection failed ({kind}: {cause or exc})"
+    if isinstance(exc, openai.OpenAIError):
+        return f"{type(exc).__name__}: {exc}"
+    return f"answer could not be read ({type(exc).__name__}: {exc})"
 
 
 class RetryingChatOpenAI(ChatOpenAI):
@@ -73,6 +88,11 @@ class RetryingChatOpenAI(ChatOpenAI):
     retry_attempts: int = 4
     backoff_s: float = 1.0
     backoff_cap_s: float = 20.0
+
+    @property
+    def endpoint(self) -> str:
+        """The URL every error names (the SDK default when no base URL was given)."""
+        return self.openai_api_base or DEFAULT_ENDPOINT
 
     def _generate(
         self,
@@ -85,11 +105,11 @@ class RetryingChatOpenAI(ChatOpenAI):
         while True:
             try:
                 return super()._generate(messages, stop=stop, run_manager=run_manager, **kwargs)
-            except openai.OpenAIError as exc:
+            except (openai.OpenAIError, *UNREADABLE_ANSWER) as exc:
                 if not retryable(exc) or attempt >= self.retry_attempts:
                     tries = attempt + 1
                     raise BackendError(
-                        f"{self.openai_api_base or 'OpenAI'}: {describe(exc)} "
+                        f"{self.endpoint}: {describe(exc)} "
                         f"(after {tries} attempt{'s' if tries > 1 else ''})"
                     ) from exc
                 wait = min(self.backoff_cap_s, self.backoff_s * (2**attempt))
