@@ -14,6 +14,7 @@ from cli import (  # noqa: F401
     stage0_cmds,
     study_cmds,
     taxonomy_cmds,
+    tools_cmds,
 )
 from cli.base import app
 from judge import __version__

@@ -14,15 +14,19 @@ open a turn each and group the calls that follow them (that is how recordings lo
     {"stage": "semantic", "kind": "tool_call", "tool_name": "object_tree", "arguments": {}}
     {"stage": "semantic", "kind": "tool_call", "tool_name": "crop",
      "arguments": {"image": "candidate", "frame": "panel", "x": 300, "y": 200, "w": 200, "h": 150}}
-    {"stage": "semantic", "kind": "submit", "arguments": {"passed": true, "reasons": []}}
+    {"stage": "semantic", "kind": "submit", "arguments": {"passed": true, "reasons": [
+     {"target": "edge Encode -> Decode", "evidence": "arrowhead at the Decode end"}]}}
     {"stage": "render", "kind": "submit", "arguments": {"passed": true}}
     {"stage": "detail", "kind": "submit", "arguments": {"findings": [], "fractions": []}}
 
-(one JSON object per line in the real file). A ``submit`` whose arguments are invalid is sent
-all the same, so a script can test how the judge rejects it. ``tool_result`` and other lines are
-ignored when emitting. A source is one such file (used for every case and round: the backend is
-then deterministic), a case folder (``rounds/round-<k>.trajectory.jsonl`` per round) or a run
-folder (``cases/<config>/<task>/rounds/...``).
+(one JSON object per line in the real file: join the wrapped lines; a script that does not
+parse is refused before judging, naming FILE:LINE). ``judge tools`` lists every tool with its
+arguments and each stage's submit fields; rounds are numbered from 0. A ``submit`` whose
+arguments are invalid is sent all the same, so a script can test how the judge rejects it.
+``tool_result`` and other lines are ignored when emitting. A source is one such file (used for
+every case and round: the backend is then deterministic), a case folder
+(``rounds/round-<k>.trajectory.jsonl`` per round) or a run folder
+(``cases/<config>/<task>/rounds/...``).
 """
 
 from __future__ import annotations
