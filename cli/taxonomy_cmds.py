@@ -96,13 +96,15 @@ def diff_cmd(
     new: Annotated[Path, typer.Argument(help="The new taxonomy file.", show_default=False)],
 ) -> None:
     """Show what changed between two taxonomies: subtypes added, removed, re-tiered or moved,
-    descriptions reworded, and every changed number (bases, staircase, weights, caps).
+    descriptions reworded, and every changed number (bases, weights, caps; a staircase step as
+    old | new). Warns when the content changed but `version` did not.
 
     Example: judge taxonomy diff runs/main/taxonomy.yaml taxonomy/pptbench.yaml
     """
 
     def go() -> list[str]:
-        d = diff_taxonomies(load_taxonomy(old), load_taxonomy(new))
+        new_tax = load_taxonomy(new)
+        d = diff_taxonomies(load_taxonomy(old), new_tax)
         if d.empty:
             return [f"no differences (hash {d.old_hash[:12]})"]
         out = [f"hash {d.old_hash[:12]} -> {d.new_hash[:12]}"]
@@ -119,6 +121,11 @@ def diff_cmd(
                 out.extend(f"  {item}" for item in items)
         if len(out) == 1:
             out.append("only the order of entries changed")
+        if d.version_unchanged:
+            out.append(
+                f"warning: the content changed but version is still {new_tax.version!r}: "
+                f"bump `version` in {new} (runs record it beside the hash)"
+            )
         return out
 
     typer.echo("\n".join(guarded(go)))

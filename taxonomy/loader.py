@@ -431,6 +431,9 @@ class TaxonomyDiff:
     old_hash: str = ""
     new_hash: str = ""
 
+    version_unchanged: bool = False
+    """The content (hash) changed but ``version`` did not: the file header asks for a bump."""
+
     @property
     def empty(self) -> bool:
         return self.old_hash == self.new_hash
@@ -441,6 +444,8 @@ def diff_taxonomies(old: Taxonomy, new: Taxonomy) -> TaxonomyDiff:
     out = TaxonomyDiff(old_hash=taxonomy_hash(old), new_hash=taxonomy_hash(new))
     if old.version != new.version:
         out.numbers.append(f"version: {old.version} -> {new.version}")
+    elif not out.empty:
+        out.version_unchanged = True
     for tier in TIER_ORDER:
         a, b = old.tiers.get(tier), new.tiers.get(tier)
         if a != b:
@@ -451,9 +456,9 @@ def diff_taxonomies(old: Taxonomy, new: Taxonomy) -> TaxonomyDiff:
         if a_step != b_step:
 
             def show(s: Any) -> str:
-                return "none" if s is None else f"rho<={s.max_ratio:g} -> x{s.multiplier:g}"
+                return "(none)" if s is None else f"rho<={s.max_ratio:g} x{s.multiplier:g}"
 
-            out.numbers.append(f"staircase[{i}]: {show(a_step)} -> {show(b_step)}")
+            out.numbers.append(f"staircase[{i}]: old {show(a_step)} | new {show(b_step)}")
     for name in DIMENSION_NAMES:
         try:
             a_dim = old.dimension(name)

@@ -372,3 +372,33 @@ def test_cli_show_json_is_the_canonical_form_the_hash_is_taken_of():
     assert result.exit_code == 0, result.output
     digest = hashlib.sha256(result.output.rstrip("\n").encode("utf-8")).hexdigest()
     assert digest == taxonomy_hash(load_taxonomy())
+
+
+def test_cli_diff_shows_a_staircase_step_old_and_new_side_by_side(tmp_path):
+    path = _edited(
+        tmp_path,
+        "{max_ratio: 1.00, multiplier: 3.0}",
+        "{max_ratio: 1.00, multiplier: 2.5}",
+    )
+    bumped = path.read_text(encoding="utf-8").replace('version: "1.0.0"', 'version: "1.0.1"')
+    path.write_text(bumped, encoding="utf-8")
+    result = runner.invoke(app, ["taxonomy", "diff", str(DEFAULT_TAXONOMY), str(path)])
+    assert result.exit_code == 0, result.output
+    assert "  staircase[3]: old rho<=1 x3 | new rho<=1 x2.5\n" in result.output
+    assert "warning" not in result.output
+
+
+def test_cli_diff_warns_when_content_changed_but_version_did_not(tmp_path):
+    path = _edited(tmp_path, "{name: dash_style, tier: low,", "{name: dash_style, tier: medium,")
+    result = runner.invoke(app, ["taxonomy", "diff", str(DEFAULT_TAXONOMY), str(path)])
+    assert result.exit_code == 0, result.output
+    assert "warning: the content changed but version is still '1.0.0'" in result.output
+    assert diff_taxonomies(load_taxonomy(), load_taxonomy(path)).version_unchanged
+
+
+def test_cli_diff_of_a_comment_only_change_does_not_warn(tmp_path):
+    path = tmp_path / "same.yaml"
+    path.write_text("# only a comment differs\n" + PACKAGED, encoding="utf-8")
+    result = runner.invoke(app, ["taxonomy", "diff", str(DEFAULT_TAXONOMY), str(path)])
+    assert result.exit_code == 0 and "no differences" in result.output
+    assert "warning" not in result.output
