@@ -4,22 +4,43 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable
-from typing import NoReturn, TypeVar
+from typing import Any, NoReturn, TypeVar
 
 import typer
 from pydantic import ValidationError
+from typer.core import TyperOption
 
 from judge.errors import PptJudgeError
 
+APP_HELP = """pptjudge: judge editable PowerPoint reconstructions of raster diagrams (PPTBench).
+
+Example: judge run fixtures/bench --out runs/fx && judge leaderboard runs/fx
+
+Every command has --help with an example (judge run --help, judge tools --help).
+"""
+
 app = typer.Typer(
     name="judge",
-    help="pptjudge: judge editable PowerPoint reconstructions of raster diagrams (PPTBench).",
+    help=APP_HELP,
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
 )
 
 T = TypeVar("T")
+
+_typed_label = TyperOption.display_type_rich
+
+
+def _label_without_flags(self: TyperOption, ctx: Any) -> str | None:
+    """The type column of rich help: nothing for an on/off flag (it takes no value), where
+    typer would print ``<bool>``; every other option keeps its label (``<int>``, ``<path>``)."""
+    if self.is_bool_flag:
+        return None
+    return _typed_label(self, ctx)
+
+
+TyperOption.display_type_rich = _label_without_flags  # type: ignore[method-assign]
 
 EXIT_OK = 0
 EXIT_FAIL = 1

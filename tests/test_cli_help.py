@@ -84,3 +84,21 @@ def test_flags_in_readme_commands_exist() -> None:
         known = {opt for p in cmd.params for opt in (*p.opts, *p.secondary_opts)}
         for flag in re.findall(r"(?<![\w-])(--[a-z][a-z0-9-]*)", " ".join(words)):
             assert flag in known, (text, flag)
+
+
+def test_top_level_help_has_an_example() -> None:
+    result = runner.invoke(app, ["--help"])
+    assert result.exit_code == 0
+    assert "Example: judge run fixtures/bench --out runs/fx" in result.output
+
+
+def test_flags_show_no_bool_type_label_but_valued_options_keep_theirs() -> None:
+    group = typer.main.get_command(app)
+    for path in [(), *_commands(group)]:
+        result = runner.invoke(app, [*path, "--help"])
+        assert result.exit_code == 0, path
+        assert "<bool>" not in result.output, path
+    run_help = runner.invoke(app, ["run", "--help"], terminal_width=200).output
+    assert "<int>" in run_help  # --rounds still says it takes an integer
+    early = next(line for line in run_help.splitlines() if "--early-stop" in line)
+    assert "<" not in early.split("--early-stop", 1)[1].split("Judge", 1)[0]
