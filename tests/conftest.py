@@ -2,11 +2,45 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
 from judge.render.pool import RenderPool
+
+# --- shared data outside the repository (real decks, real figures) ---
+
+SHARED_ENV = "PPTJUDGE_SHARED"
+"""Environment variable naming the shared data folder (holding ``real-decks/``,
+``real-figures/``); without it the folder is looked for beside the clone (``../shared``)."""
+
+
+def shared_folder() -> Path:
+    """Where the shared data folder is looked for: ``$PPTJUDGE_SHARED``, else ``../shared``."""
+    given = os.environ.get(SHARED_ENV)
+    if given:
+        return Path(given).expanduser().resolve()
+    return Path(__file__).resolve().parents[2] / "shared"
+
+
+def shared_path(name: str) -> Path:
+    """A sub-folder of the shared data folder (``real-decks``, ``real-figures``)."""
+    return shared_folder() / name
+
+
+def shared_skip_reason(name: str) -> str:
+    """Why a test skips: which folder was looked for, and how to point at another one."""
+    return (
+        f"needs the shared data folder {shared_path(name)} (looked for via ${SHARED_ENV}, "
+        f"else ../shared beside the clone); set {SHARED_ENV}=/path/to/shared to run it"
+    )
+
+
+def needs_shared(name: str) -> pytest.MarkDecorator:
+    """Skip unless ``<shared>/<name>`` is a folder, with a reason naming where it was looked for."""
+    return pytest.mark.skipif(not shared_path(name).is_dir(), reason=shared_skip_reason(name))
 
 
 @pytest.fixture(scope="session")

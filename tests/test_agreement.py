@@ -66,6 +66,35 @@ def test_cohen_kappa_worked_by_hand():
     assert cohen_kappa(judge, human) == pytest.approx(0.4)
 
 
+def test_cohen_kappa_of_an_unbalanced_pair_uses_both_marginals():
+    # a: 7 f / 3 p; b: 4 f / 6 p; 7 agree. po = .7, pe = .7*.4 + .3*.6 = .46 -> kappa .24/.54
+    a, b = list("fffffffppp"), list("ffffpppppp")
+    assert cohen_kappa(a, b) == pytest.approx(4 / 9)
+    assert cohen_kappa(a, b) == pytest.approx(0.4444, abs=1e-4)
+
+
+def test_cohen_kappa_is_symmetric():
+    rng = np.random.default_rng(3)
+    for _ in range(20):
+        a = list(rng.choice(["f", "p", "x"], size=25, p=[0.6, 0.3, 0.1]))
+        b = list(rng.choice(["f", "p", "x"], size=25, p=[0.2, 0.5, 0.3]))
+        assert cohen_kappa(a, b) == pytest.approx(cohen_kappa(b, a))
+
+
+def test_cohen_kappa_matches_statsmodels_on_contingency_tables():
+    from statsmodels.stats.inter_rater import cohens_kappa as sm_cohens_kappa
+
+    rng = np.random.default_rng(11)
+    cats = ["f", "p", "x"]
+    for _ in range(20):
+        a = list(rng.choice(cats, size=40, p=[0.7, 0.2, 0.1]))
+        b = [x if rng.random() < 0.6 else str(rng.choice(cats)) for x in a]
+        table = np.zeros((3, 3))
+        for x, y in zip(a, b, strict=True):
+            table[cats.index(x), cats.index(y)] += 1
+        assert cohen_kappa(a, b) == pytest.approx(sm_cohens_kappa(table).kappa)
+
+
 def _hand_run(kit):
     """10 cases; the judge fails c0-c4. Human majorities fail c0-c2 and c5 (see the table)."""
     cases = []

@@ -16,6 +16,7 @@ from judge.rundir import CaseDir
 from judge.schema import Candidate, DetailVerdict, GateVerdict
 from judge.tools import TOOLS
 from taxonomy.loader import load_taxonomy
+from tests.conftest import needs_shared, shared_path
 
 
 @pytest.fixture(scope="module")
@@ -23,7 +24,10 @@ def cases(tmp_path_factory: pytest.TempPathFactory, render_pool: object) -> dict
     root = tmp_path_factory.mktemp("builtin")
     bench = root / "bench"
     labels = write_benchmark(
-        bench, 5, 1, variants={"c": ["faithful_connectors"], "r": ["reversed_edge"]}
+        bench,
+        5,
+        1,
+        variants={"c": ["faithful_connectors"], "r": ["reversed_edge"], "w": ["wrong_fill"]},
     )
     out = {}
     for lab in labels:
@@ -87,10 +91,18 @@ def test_faithful_deck_passes_render_gate_and_gives_valid_detail(cases: dict) ->
     verdict, _ = drive(cases["faithful_connectors"], "render")
     assert GateVerdict.model_validate(verdict).passed
     detail, _ = drive(cases["faithful_connectors"], "detail")
+    assert DetailVerdict.model_validate(detail).findings == []
+
+
+@pytest.mark.slow
+def test_wrong_fill_gives_taxonomy_findings_naming_node_fill(cases: dict) -> None:
+    detail, _ = drive(cases["wrong_fill"], "detail")
     v = DetailVerdict.model_validate(detail)
     tax = load_taxonomy()
+    assert v.findings, "a wrong fill must give findings"
     for f in v.findings:
         assert f.subtype in tax.subtypes()
+    assert "node_fill" in {f.subtype for f in v.findings}
 
 
 FIXTURE_BENCH = Path(__file__).resolve().parents[1] / "fixtures" / "bench"
@@ -124,12 +136,12 @@ def test_judge_run_with_builtin_matches_fixture_labels(tmp_path: Path, render_po
     assert results["agent-wrong"].gate_votes == {"render": 3}
 
 
-REAL_DECKS = Path(__file__).resolve().parents[2] / "shared" / "real-decks"
+REAL_DECKS = shared_path("real-decks")
 SOME_REAL = ("poi_shapes.pptx", "poi_table_test.pptx", "poi_SmartArt.pptx", "poi_rain.pptx")
 
 
 @pytest.mark.slow
-@pytest.mark.skipif(not REAL_DECKS.is_dir(), reason="no real decks on this machine")
+@needs_shared("real-decks")
 def test_real_decks_get_verdicts_not_crashes(tmp_path: Path, render_pool: object) -> None:
     """Decks the judge was not built for (tables, SmartArt, pictures): every stage submits a
     valid verdict against a generated reference."""
@@ -138,10 +150,10 @@ def test_real_decks_get_verdicts_not_crashes(tmp_path: Path, render_pool: object
 
     ref = tmp_path / "reference.png"
     draw_reference(make_diagram("real", 3)).save(ref)
+    verdicts = 0
     for name in SOME_REAL:
         deck = REAL_DECKS / name
-        if not deck.is_file():
-            continue
+        assert deck.is_file(), f"{deck} missing"
         cd = CaseDir(tmp_path / deck.stem)
         cd.root.mkdir()
         render_pool.render(deck, cd.render_png)  # type: ignore[attr-defined]
@@ -157,3 +169,5 @@ def test_real_decks_get_verdicts_not_crashes(tmp_path: Path, render_pool: object
         GateVerdict.model_validate(drive(ctx, "semantic")[0])
         GateVerdict.model_validate(drive(ctx, "render")[0])
         DetailVerdict.model_validate(drive(ctx, "detail")[0])
+        verdicts += 3
+    assert verdicts == 3 * len(SOME_REAL)

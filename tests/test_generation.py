@@ -273,7 +273,9 @@ def test_committed_fixture_is_what_its_readme_command_makes(tmp_path: Path):
     fresh = tmp_path / "fresh"
     write_benchmark(fresh, seed=7, n_tasks=manifest["tasks"])
     assert (fresh / "labels.jsonl").read_bytes() == (FIXTURE / "labels.jsonl").read_bytes()
-    for ref in (FIXTURE / "tasks").glob("*/reference.png"):
+    refs = sorted((FIXTURE / "tasks").glob("*/reference.png"))
+    assert len(refs) == manifest["tasks"], "every fixture task has a reference.png"
+    for ref in refs:
         assert ref.read_bytes() == (fresh / ref.relative_to(FIXTURE)).read_bytes()
     size = sum(p.stat().st_size for p in FIXTURE.rglob("*") if p.is_file())
     assert size < 2_000_000
