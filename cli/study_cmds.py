@@ -30,6 +30,16 @@ RunArg = Annotated[
     typer.Argument(help="Run directory (output of `judge run`).", show_default=False),
 ]
 
+ResultsOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--results",
+        help="Results file of the run to read instead of results.jsonl, e.g. a rescored "
+        "results.<policy>.<hash8>.jsonl (a name in the run folder, or a path).",
+        show_default=False,
+    ),
+]
+
 
 @app.command("leaderboard")
 def leaderboard_cmd(
@@ -48,12 +58,16 @@ def leaderboard_cmd(
     top_k: Annotated[
         int, typer.Option("--top-k", "-k", help="k of the top-k membership probability.", min=1)
     ] = DEFAULT_TOP_K,
+    results: ResultsOpt = None,
 ) -> None:
     """Rank configurations by mean score, with a paired task bootstrap of the ranking.
 
     Invalid and gated cases score 0; errored cases are counted but left out of the means.
+    --results reads a rescored file (judge rescore) of each run instead of results.jsonl.
 
     Example: judge leaderboard runs/main --format table --resamples 10000 --seed 0
+
+    Example: judge leaderboard runs/main --results results.equal-weights.1a2b3c4d.jsonl
     """
     from scoring.leaderboard import (
         build_leaderboard,
@@ -64,7 +78,7 @@ def leaderboard_cmd(
     )
 
     def go() -> str:
-        cases = load_cases(runs)
+        cases = load_cases(runs, results)
         board = build_leaderboard(cases, n_resamples=resamples, seed=seed, top_k=top_k, runs=runs)
         if fmt is Format.csv:
             return leaderboard_csv(board).rstrip("\n")
@@ -81,6 +95,7 @@ def compare_cmd(
     a: Annotated[str, typer.Argument(help="First configuration id.", show_default=False)],
     b: Annotated[str, typer.Argument(help="Second configuration id.", show_default=False)],
     fmt: Annotated[TextFormat, typer.Option("--format", help="Output format.")] = TextFormat.text,
+    results: ResultsOpt = None,
 ) -> None:
     """Compare two configurations on the tasks both pass; list tasks gained and lost.
 
@@ -91,7 +106,7 @@ def compare_cmd(
     from scoring.leaderboard import compare_configs, comparison_text, load_cases
 
     def go() -> str:
-        cmp = compare_configs(load_cases([run]), a, b)
+        cmp = compare_configs(load_cases([run], results), a, b)
         return (
             json.dumps(cmp.to_dict(), indent=2) if fmt is TextFormat.json else comparison_text(cmp)
         )
@@ -103,16 +118,17 @@ def compare_cmd(
 def findings_cmd(
     run: RunArg,
     fmt: Annotated[TextFormat, typer.Option("--format", help="Output format.")] = TextFormat.text,
+    results: ResultsOpt = None,
 ) -> None:
     """Findings analytics: per subtype, per dimension and per stage.
 
-    Example: judge findings runs/main
+    Example: judge findings runs/main --results results.equal-weights.1a2b3c4d.jsonl
     """
     from scoring.findings_stats import findings_json, findings_report, findings_text
     from scoring.leaderboard import load_cases
 
     def go() -> str:
-        rep = findings_report(load_cases([run]))
+        rep = findings_report(load_cases([run], results))
         return findings_json(rep) if fmt is TextFormat.json else findings_text(rep)
 
     typer.echo(guarded(go))
@@ -135,6 +151,7 @@ def agree_cmd(
         typer.Option("--second-run", help="A second run of the same cases (repeatability)."),
     ] = None,
     fmt: Annotated[TextFormat, typer.Option("--format", help="Output format.")] = TextFormat.text,
+    results: ResultsOpt = None,
 ) -> None:
     """Agreement of the judge with human labels, among annotators, and across rounds/runs.
 
@@ -144,7 +161,7 @@ def agree_cmd(
     from scoring.leaderboard import load_cases
 
     def go() -> str:
-        cases = load_cases([run])
+        cases = load_cases([run], results)
         labs = read_labels(
             labels, known_cases={c.case_id for c in cases}, known_subtypes=run_subtypes(run)
         )

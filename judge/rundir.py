@@ -123,15 +123,37 @@ def case_dir(run: Path, config_id: str, task_id: str) -> CaseDir:
     return CaseDir(Path(run) / CASES / config_id / task_id)
 
 
-def read_results(run: Path) -> list[CaseResult]:
-    """Read ``results.jsonl`` of a run; the last line per case wins (resumed runs append)."""
-    path = Path(run) / RESULTS
-    if not Path(run).exists():
+def resolve_results(run: Path, results: str | Path | None = None) -> tuple[Path, Path]:
+    """The run folder and the results file to read: ``results.jsonl`` by default, or
+    ``results`` (a rescored ``results.<policy>.<hash8>.jsonl``), looked up in the run folder
+    when it is a bare name."""
+    run = Path(run)
+    if not run.exists():
         raise BenchmarkError(f"{run}: no such run folder")
-    if not Path(run).is_dir():
-        raise BenchmarkError(f"{run}: a file, not a run folder (the --out folder of `judge run`)")
+    if not run.is_dir():
+        raise BenchmarkError(
+            f"{run}: a file, not a run folder (the --out folder of `judge run`; read a rescored "
+            "file with: RUN --results results.<policy>.<hash8>.jsonl)"
+        )
+    if results is None:
+        path = run / RESULTS
+        if not path.is_file():
+            raise BenchmarkError(f"{path}: no results.jsonl (is {run} a run directory?)")
+        return run, path
+    given = Path(results)
+    path = given if given.parent != Path() or given.is_absolute() else run / given
     if not path.is_file():
-        raise BenchmarkError(f"{path}: no results.jsonl (is {run} a run directory?)")
+        found = sorted(p.name for p in run.glob("results*.jsonl"))
+        raise BenchmarkError(
+            f"{path}: no such results file (in {run}: {', '.join(found) or 'none'})"
+        )
+    return run, path
+
+
+def read_results(run: Path, results: str | Path | None = None) -> list[CaseResult]:
+    """Read ``results.jsonl`` of a run (or the results file ``results``, see
+    :func:`resolve_results`); the last line per case wins (resumed runs append)."""
+    run, path = resolve_results(Path(run), results)
     by_case: dict[str, CaseResult] = {}
     with path.open(encoding="utf-8") as fh:
         for lineno, line in enumerate(fh, 1):

@@ -44,9 +44,12 @@ MISSING_TASKS_RULE = (
 )
 
 
-def load_cases(runs: Sequence[Path]) -> list[CaseResult]:
+def load_cases(runs: Sequence[Path], results: str | Path | None = None) -> list[CaseResult]:
     """Pool the results of several runs. A case id present in two runs is an error, and so
     are cases scored under different taxonomies or policies (their points do not compare).
+    ``results`` names the results file of each run (default ``results.jsonl``; a rescored
+    ``results.<policy>.<hash8>.jsonl``), read by :func:`judge.rundir.read_results` as the
+    DataFrame loaders of :mod:`scoring.analysis` do.
 
     The same configuration may appear in two runs only with distinct tasks (e.g. a benchmark
     judged in two halves); judging the same case twice would double-count it.
@@ -57,7 +60,7 @@ def load_cases(runs: Sequence[Path]) -> list[CaseResult]:
     scoring: dict[tuple[str, str], Path] = {}
     pooled: list[CaseResult] = []
     for run in runs:
-        for case in read_results(Path(run)):
+        for case in read_results(Path(run), results):
             rule = (case.taxonomy_hash, case.policy)
             if scoring and rule not in scoring and not is_errored(case):
                 (other_hash, other_policy), where = next(iter(scoring.items()))
