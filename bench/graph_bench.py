@@ -21,6 +21,7 @@ import statistics
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 import cv2
 from langchain_core.messages import AIMessage
@@ -62,7 +63,9 @@ class InstantBackend:
         self.with_tool = with_tool
 
     def chat_model(self, ctx, stage: StageName, round_index: int, case_id: str = ""):
-        verdict = {"findings": [], "fractions": []} if stage == "detail" else {"passed": True}
+        verdict: dict[str, Any] = (
+            {"findings": [], "fractions": []} if stage == "detail" else {"passed": True}
+        )
         turns = []
         if self.with_tool:
             crop = {"image": "candidate", "x": 300, "y": 300, "w": 400, "h": 300}
@@ -147,7 +150,8 @@ def main() -> None:
 
         print("\nimage payload per stage (detail: high)")
         pair_png = cd.pair_png.read_bytes()
-        h, w = cv2.imread(str(cd.pair_png)).shape[:2]
+        pair_img: Any = cv2.imread(str(cd.pair_png))
+        h, w = pair_img.shape[:2]
         t = tiles(w, h)
         b64 = len(base64.b64encode(pair_png))
         print(

@@ -17,6 +17,7 @@ Example: .venv/bin/python bench/render_bench.py --decks 20 --workers 2
 from __future__ import annotations
 
 import argparse
+import itertools
 import os
 import random
 import shutil
@@ -58,7 +59,7 @@ def make_decks(folder: Path, n: int, seed: int) -> list[Path]:
             box.text_frame.text = f"Step {k}.{i} " + rng.choice(["encode", "pool", "fuse", "loss"])
             box.text_frame.paragraphs[0].runs[0].font.size = Pt(rng.choice([12, 14, 16]))
             boxes.append(box)
-        for a, b in zip(boxes, boxes[1:], strict=False):
+        for a, b in itertools.pairwise(boxes):
             conn = slide.shapes.add_connector(MSO_CONNECTOR.STRAIGHT, 0, 0, 0, 0)
             conn.begin_connect(a, 3)
             conn.end_connect(b, 1)

@@ -222,7 +222,7 @@ def main() -> None:
         print(
             f"variant rescore unit-multiplier (read + score + write + tau): {variant:.2f} s wall, "
             f"{variant_cpu:.2f} s CPU; "
-            f"{rep.changed} cases changed, tau {rep.kendall_tau}, wrote {rep.output.name}"
+            f"{rep.changed} cases changed, tau {rep.kendall_tau}, wrote {rep.output}"
         )
 
         tax = load_taxonomy()

@@ -29,9 +29,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # for tests.decks
 
-from judge.artifact import gate as stage0  # noqa: E402
-from judge.artifact.gate import validate  # noqa: E402
-from tests.decks import (  # noqa: E402
+from judge.artifact import gate as stage0
+from judge.artifact.gate import validate
+from tests.decks import (
     Pic,
     cropped,
     decode,

@@ -19,6 +19,8 @@ from cli import (  # noqa: F401
 from cli.base import app
 from judge import __version__
 
+__all__ = ["app", "main"]
+
 
 @app.command("version")
 def version_cmd() -> None:

@@ -19,6 +19,7 @@ never overlap and no two edges share a glue point, so no edge crosses a node or 
 from __future__ import annotations
 
 import copy
+import itertools
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -522,7 +523,7 @@ def make_diagram(task_id: str, seed: int) -> Diagram:
         chain_colour = colours()
         chain = [add_node(p, chain_row, c, chain_colour) for c in range(cols)]
         chains.append(chain)
-        for a, b in zip(chain, chain[1:], strict=False):
+        for a, b in itertools.pairwise(chain):
             add_edge(a, b, "right", "left", "straight")
         used: set[tuple[int, int]] = set()
         for m in plans[p]:

@@ -8,6 +8,7 @@ LibreOffice draw them); arrowheads are filled triangles whose tip is the edge's 
 from __future__ import annotations
 
 import io
+import itertools
 import math
 
 from PIL import Image, ImageDraw, ImageFont
@@ -110,7 +111,7 @@ def _dashes(
     out: list[tuple[tuple[float, float], tuple[float, float]]] = []
     period = on + off
     phase = 0.0  # distance along the pattern at the start of the current segment
-    for (x0, y0), (x1, y1) in zip(pts, pts[1:], strict=False):
+    for (x0, y0), (x1, y1) in itertools.pairwise(pts):
         length = math.hypot(x1 - x0, y1 - y0)
         if length == 0:
             continue

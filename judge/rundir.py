@@ -25,6 +25,7 @@ Run (output of ``judge run``)::
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import tempfile
@@ -58,10 +59,8 @@ def atomic_write_bytes(path: Path, data: bytes) -> None:
             os.fsync(fh.fileno())
         os.replace(tmp, path)
     except BaseException:
-        try:
+        with contextlib.suppress(FileNotFoundError):
             os.unlink(tmp)
-        except FileNotFoundError:
-            pass
         raise
 
 

@@ -109,7 +109,8 @@ def column_means(values: FloatArray) -> FloatArray:
 def competition_ranks(means: FloatArray) -> NDArray[np.int64]:
     """Ranks along the last axis, 1 = highest; ties share the best rank; NaN ranks last."""
     filled = np.where(np.isnan(means), -np.inf, means)
-    return rankdata(-filled, method="min", axis=-1).astype(np.int64)
+    ranks: NDArray[np.int64] = rankdata(-filled, method="min", axis=-1).astype(np.int64)
+    return ranks
 
 
 def kendall_tau_b(samples: FloatArray, reference: FloatArray) -> FloatArray:

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import csv
 import io
+import itertools
 import json
 import math
 from collections.abc import Iterable, Sequence
@@ -297,7 +298,7 @@ def build_leaderboard(
     if boot is not None:
         tail = (1.0 - confidence) / 2.0 * 100.0
         ranked = [r for r in rows if r.config_id in col_of]
-        for up, low in zip(ranked, ranked[1:], strict=False):
+        for up, low in itertools.pairwise(ranked):
             diff = boot.means[:, col_of[up.config_id]] - boot.means[:, col_of[low.config_id]]
             diff = diff[~np.isnan(diff)]
             lo, hi = np.percentile(diff, [tail, 100 - tail]) if diff.size else (np.nan, np.nan)

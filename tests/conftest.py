@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -61,7 +62,7 @@ class RunKit:
     """Builds CaseResult records and writes run directories in the judge/rundir.py layout."""
 
     @staticmethod
-    def case(config: str, task: str, gate: str | None = "pass", **kw: object) -> object:
+    def case(config: str, task: str, gate: str | None = "pass", **kw: Any) -> Any:
         """A CaseResult; score/layout/text/graphics default to zeros unless the gate passes."""
         from judge.schema import CaseResult
 

@@ -9,6 +9,7 @@ Slide positions given to these helpers are 0-1 fractions of the slide (slide fra
 from __future__ import annotations
 
 import io
+import itertools
 import random
 import struct
 import zipfile
@@ -248,7 +249,7 @@ def make_deck(
             shp.fill.fore_color.rgb = RGBColor(0xDD, 0xEE, 0xFF)
             shapes.append(shp)
         if connectors:
-            for a, b in zip(shapes, shapes[1:], strict=False):
+            for a, b in itertools.pairwise(shapes):
                 cxn = slide.shapes.add_connector(MSO_CONNECTOR.STRAIGHT, 0, 0, 0, 0)
                 cxn.begin_connect(a, 3)
                 cxn.end_connect(b, 1)
@@ -405,7 +406,7 @@ def build_zip(path: Path, entries: Sequence[RawEntry]) -> Path:
                 0,
                 0,
                 offset,
-            )  # fmt: skip
+            )
             + name
         )
     cd = central.getvalue()

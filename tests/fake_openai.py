@@ -130,7 +130,7 @@ class FakeOpenAI:
     @property
     def base_url(self) -> str:
         host, port = self.server.server_address[:2]
-        return f"http://{host}:{port}/v1"
+        return f"http://{host!s}:{port}/v1"
 
     @staticmethod
     def completion(body: dict[str, Any], reply: Reply, n: int) -> dict[str, Any]:

@@ -6,6 +6,7 @@ test_backends.
 
 from __future__ import annotations
 
+import itertools
 import json
 from pathlib import Path
 from typing import Any
@@ -40,7 +41,7 @@ def flow_deck(path: Path, labels: tuple[str, ...] = ("Encode", "Train", "Decode"
         shp.text_frame.text = label
         shp.text_frame.paragraphs[0].runs[0].font.size = Pt(20)
         shapes.append(shp)
-    for a, b in zip(shapes, shapes[1:], strict=False):
+    for a, b in itertools.pairwise(shapes):
         con = slide.shapes.add_connector(MSO_CONNECTOR.STRAIGHT, 0, 0, 0, 0)
         con.begin_connect(a, 3)
         con.end_connect(b, 1)
@@ -61,7 +62,7 @@ def flow_image(path: Path, n_boxes: int = 3, size: tuple[int, int] = (1000, 750)
     xs = [int(w * (0.06 + 0.32 * i)) for i in range(n_boxes)]
     for x in xs:
         cv2.rectangle(img, (x, y), (x + bw, y + bh), BOX_COLOUR_BGR, -1)
-    for x0, x1 in zip(xs, xs[1:], strict=False):
+    for x0, x1 in itertools.pairwise(xs):
         cv2.arrowedLine(img, (x0 + bw, y + bh // 2), (x1, y + bh // 2), (0, 0, 0), 3, tipLength=0.2)
     cv2.imwrite(str(path), img)
     return path

@@ -31,7 +31,7 @@ TAX = load_taxonomy()
 class RecordingModel(ReplayChatModel):
     """A scripted model that keeps every conversation it was sent."""
 
-    seen: list[list[BaseMessage]] = []
+    seen: list[list[BaseMessage]] = []  # noqa: RUF012 - a pydantic field, copied per instance
 
     def _generate(self, messages: list[BaseMessage], *args: Any, **kwargs: Any):  # type: ignore[override]
         self.seen.append(list(messages))
@@ -87,7 +87,7 @@ def test_valid_submission_ends_stage_with_verdict(ctx, tmp_path: Path) -> None:
 def test_first_user_message_carries_rubric_and_pair_image(ctx, tmp_path: Path) -> None:
     _, _, model = run(ctx, tmp_path, "render", turns([call(SUBMIT_TOOL, {"passed": True}, 0)]))
     first_user = next(m for m in model.seen[0] if isinstance(m, HumanMessage))
-    blocks = first_user.content
+    blocks: Any = first_user.content
     assert blocks[0] == {"type": "text", "text": "rubric"}
     assert blocks[1]["image_url"]["url"].startswith("data:image/png;base64,")
 
@@ -99,21 +99,22 @@ def test_tool_result_json_and_image_flow_back_to_model(ctx, tmp_path: Path) -> N
     assert out.verdict is not None
     second = model.seen[1]
     tool_msg = next(m for m in second if isinstance(m, ToolMessage))
-    data = json.loads(tool_msg.content)
+    data = json.loads(str(tool_msg.content))
     assert data["image"] == "candidate" and data["images_attached"] == 1
     assert data["image_box"]["w"] > 0
     after = second[second.index(tool_msg) + 1]
     assert isinstance(after, HumanMessage)
-    assert after.content[1]["image_url"]["url"].startswith("data:image/png;base64,")
+    content: Any = after.content
+    assert content[1]["image_url"]["url"].startswith("data:image/png;base64,")
     result = next(e for e in rec.events if e.kind == "tool_result")
     assert result.tool_name == "crop" and len(result.images) == 1
 
 
 def test_unknown_tool_gets_json_error_and_stage_goes_on(ctx, tmp_path: Path) -> None:
     script = turns([call("teleport", {}, 1)], [call(SUBMIT_TOOL, {"passed": True}, 2)])
-    out, rec, model = run(ctx, tmp_path, "semantic", script)
+    out, _, model = run(ctx, tmp_path, "semantic", script)
     assert out.verdict is not None
-    err = json.loads(next(m for m in model.seen[1] if isinstance(m, ToolMessage)).content)
+    err = json.loads(str(next(m for m in model.seen[1] if isinstance(m, ToolMessage)).content))
     assert "unknown tool 'teleport'" in err["error"] and "crop" in err["error"]
 
 
@@ -125,7 +126,7 @@ def test_malformed_arguments_get_json_error(ctx, tmp_path: Path) -> None:
     script = [bad, *turns([call(SUBMIT_TOOL, {"passed": True}, 2)])]
     out, rec, model = run(ctx, tmp_path, "semantic", script)
     assert out.verdict is not None
-    err = json.loads(next(m for m in model.seen[1] if isinstance(m, ToolMessage)).content)
+    err = json.loads(str(next(m for m in model.seen[1] if isinstance(m, ToolMessage)).content))
     assert "not valid JSON" in err["error"]
     assert rec.events[3].arguments == {"__raw__": "{x: oops"}
 
@@ -139,7 +140,7 @@ def test_failed_gate_without_reason_is_sent_back_then_accepted(ctx, tmp_path: Pa
     out, rec, model = run(ctx, tmp_path, "semantic", script)
     assert out.verdict is not None and out.verdict["passed"] is False
     assert [e.kind for e in rec.events if "submit" in e.kind] == ["invalid_submit", "submit"]
-    err = json.loads(next(m for m in model.seen[1] if isinstance(m, ToolMessage)).content)
+    err = json.loads(str(next(m for m in model.seen[1] if isinstance(m, ToolMessage)).content))
     assert "at least one reason" in err["error"]
 
 
@@ -149,7 +150,7 @@ def test_unknown_subtype_is_rejected_with_taxonomy_error(ctx, tmp_path: Path) ->
     script = turns([call(SUBMIT_TOOL, bad, 1)], [call(SUBMIT_TOOL, detail_args(TAX), 2)])
     out, _, model = run(ctx, tmp_path, "detail", script)
     assert out.verdict is not None
-    err = json.loads(next(m for m in model.seen[1] if isinstance(m, ToolMessage)).content)
+    err = json.loads(str(next(m for m in model.seen[1] if isinstance(m, ToolMessage)).content))
     assert "wobbly_vibes" in err["error"]
 
 
@@ -177,9 +178,9 @@ def test_tool_budget_answers_with_error_and_counts_no_more_calls(ctx, tmp_path: 
         [call("object_tree", {}, 1), call("object_tree", {}, 2)],
         [call(SUBMIT_TOOL, {"passed": True}, 3)],
     )
-    out, rec, model = run(ctx, tmp_path, "semantic", script, Budgets(max_tool_calls=1))
+    out, rec, _ = run(ctx, tmp_path, "semantic", script, Budgets(max_tool_calls=1))
     assert out.verdict is not None and out.usage.tool_calls == 1
-    results = [e.result for e in rec.events if e.kind == "tool_result"]
+    results: list[Any] = [e.result for e in rec.events if e.kind == "tool_result"]
     assert "objects" in results[0] and "tool budget spent" in results[1]["error"]
 
 

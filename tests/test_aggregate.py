@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -36,7 +38,7 @@ NO = GateVerdict(passed=False, reasons=[GateReason(target="edge A -> B", evidenc
 def rnd(k: int, status: RoundStatus, findings=(), fractions: dict | None = None) -> RoundResult:
     """A round; ``findings`` are subtype names (placed by the taxonomy) or (subtype, location);
     ``fractions`` maps (dimension, category) -> rho, default 0.1 for every category used."""
-    fs = []
+    fs: list[Any] = []
     for item in findings:
         sub, loc = item if isinstance(item, tuple) else (item, f"node {len(fs)}")
         dim, cat, _ = TAX.subtype(sub)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
@@ -20,7 +21,7 @@ from tests.conftest import needs_shared, shared_path
 
 
 @pytest.fixture(scope="module")
-def cases(tmp_path_factory: pytest.TempPathFactory, render_pool: object) -> dict[str, object]:
+def cases(tmp_path_factory: pytest.TempPathFactory, render_pool: Any) -> dict[str, Any]:
     root = tmp_path_factory.mktemp("builtin")
     bench = root / "bench"
     labels = write_benchmark(
@@ -44,7 +45,7 @@ def cases(tmp_path_factory: pytest.TempPathFactory, render_pool: object) -> dict
             pptx=str(pptx),
             reference=str(ref),
         )
-        out[lab.variant] = make_context(cand, cd, pair, render_pool.export_svg)  # type: ignore[attr-defined]
+        out[lab.variant] = make_context(cand, cd, pair, render_pool.export_svg)
     return out
 
 
@@ -66,7 +67,7 @@ def drive(ctx: object, stage: str) -> tuple[dict, list]:
 
 @pytest.mark.slow
 def test_faithful_deck_passes_semantic_gate(cases: dict) -> None:
-    verdict, msgs = drive(cases["faithful_connectors"], "semantic")
+    verdict, _ = drive(cases["faithful_connectors"], "semantic")
     assert GateVerdict.model_validate(verdict).passed
 
 

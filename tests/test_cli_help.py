@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import typer.main
 from typer.testing import CliRunner
 
@@ -41,7 +43,7 @@ def test_flags_in_every_example_exist() -> None:
     group = typer.main.get_command(app)
     checked = 0
     for path in _commands(group):
-        cmd = group
+        cmd: Any = group
         for name in path:
             cmd = cmd.commands[name]
         doc = cmd.help or ""

@@ -7,6 +7,7 @@ built-in judge and must never be used (or tuned on) in tests.
 from __future__ import annotations
 
 import io
+import itertools
 import json
 from pathlib import Path
 from typing import Any
@@ -163,7 +164,7 @@ def test_layout_never_overlaps_nodes_or_crosses_edges_through_nodes(seed: int):
     assert len(glue) == len(set(glue)), "two edges share a glue point"
     for e in d.edges:
         pts = d.route_points(e)
-        for (x0, y0), (x1, y1) in zip(pts, pts[1:], strict=False):
+        for (x0, y0), (x1, y1) in itertools.pairwise(pts):
             for t in np.linspace(0.05, 0.95, 40):
                 x, y = x0 + (x1 - x0) * t, y0 + (y1 - y0) * t
                 for nid, (bx0, by0, bx1, by1) in boxes.items():
@@ -402,11 +403,11 @@ def _node_props(data: bytes) -> list[tuple[Any, ...]]:
     out = []
     for nid in sorted(g["nodes"]):
         s = g["nodes"][nid]
-        run = None
+        run: Any = None
         for shp in g["shapes"]:  # the label run (in the shape or in the grouped text box)
-            if shp.shape_id == nid or shp.name == "Label " + s.name.split()[1]:
-                if shp.text_frame.text:
-                    run = shp.text_frame.paragraphs[0].runs[0].font
+            is_label = shp.shape_id == nid or shp.name == "Label " + s.name.split()[1]
+            if is_label and shp.text_frame.text:
+                run = shp.text_frame.paragraphs[0].runs[0].font
         out.append(
             (
                 (s.left, s.top),

@@ -191,16 +191,16 @@ def test_early_stop_skips_rounds_that_cannot_change_result(rendered, judge_bench
     source = per_round_source(
         tmp_path / "src", [failing_script(), failing_script(), passing_script(TAX)]
     )
-    results = {}
+    results: dict[bool, Any] = {}
     for early in (False, True):
         out = tmp_path / f"early-{early}"
         seeded(rendered[0], out / "good" / "flow")
         rt = runtime(judge_bench, "good", out, ReplayBackend(source), early_stop=early)
         results[early] = judge_case(rt, 3)
-    full, early = results[False], results[True]
-    assert early.rounds == ["semantic", "semantic", "skipped"]
+    full, early_result = results[False], results[True]
+    assert early_result.rounds == ["semantic", "semantic", "skipped"]
     assert full.rounds == ["semantic", "semantic", "pass"]
-    assert (early.gate, early.score) == (full.gate, full.score) == ("semantic", 0.0)
+    assert (early_result.gate, early_result.score) == (full.gate, full.score) == ("semantic", 0.0)
 
 
 def test_settled_waits_when_remaining_rounds_could_flip_the_gate() -> None:

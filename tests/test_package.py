@@ -63,7 +63,7 @@ def test_valid_deck_opens_with_its_presentation_part(deck: Path) -> None:
     pkg = open_package(deck)
     assert pkg.main_part == "ppt/presentation.xml"
     assert "ppt/slides/slide1.xml" in pkg.members
-    assert pkg.content_type("ppt/slides/slide1.xml").endswith("slide+xml")
+    assert str(pkg.content_type("ppt/slides/slide1.xml")).endswith("slide+xml")
 
 
 def test_missing_file_raises_package_error(tmp_path: Path) -> None:
@@ -189,7 +189,7 @@ def test_billion_laughs_slide_is_rejected_before_parsing(deck: Path, tmp_path: P
 def test_external_entity_in_rels_is_rejected(deck: Path, tmp_path: Path) -> None:
     xxe = external_entity_xml(b"Relationships")
     path = inject(deck, tmp_path / "xxe.pptx", parts={"ppt/slides/_rels/slide1.xml.rels": xxe})
-    with pytest.raises(UnsafePackageError, match="slide1.xml.rels"):
+    with pytest.raises(UnsafePackageError, match=r"slide1.xml.rels"):
         open_package(path)
 
 
@@ -214,7 +214,7 @@ def test_utf16_doctype_is_rejected(deck: Path, tmp_path: Path) -> None:
 
 def test_doctype_in_an_unreferenced_xml_part_is_rejected(deck: Path, tmp_path: Path) -> None:
     path = inject(deck, tmp_path / "orphan.pptx", parts={"customXml/item9.xml": BILLION_LAUGHS})
-    with pytest.raises(UnsafePackageError, match="item9.xml"):
+    with pytest.raises(UnsafePackageError, match=r"item9.xml"):
         open_package(path)
 
 

@@ -6,6 +6,7 @@ import json
 import struct
 import zlib
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -191,7 +192,7 @@ def test_prepare_pair_writes_side_by_side_panels(tmp_path: Path):
 def test_unreadable_image_raises_naming_the_file(tmp_path: Path):
     bad = tmp_path / "broken.png"
     bad.write_bytes(b"\x89PNG\r\n\x1a\nthis is not a png")
-    with pytest.raises(ImagePrepError, match="broken.png"):
+    with pytest.raises(ImagePrepError, match=r"broken.png"):
         load_rgb(bad)
 
 
@@ -255,7 +256,9 @@ def test_locate_maps_pair_pixels_back_to_each_image(tmp_path: Path):
     _drawing(0.5, (800, 450), (40, 30)).save(ren)
     geo = prepare_pair(ref, ren, tmp_path / "pair.png")
     px, py = geo.candidate.image_to_panel(140.0, 52.5)
-    which, x, y = locate(geo, px + geo.candidate.panel_left, py)
+    found: Any = locate(geo, px + geo.candidate.panel_left, py)
+    which, x, y = found
     assert which == "candidate" and x == pytest.approx(140.0) and y == pytest.approx(52.5)
     assert locate(geo, PANEL_WIDTH + 1, 10) is None
-    assert locate(geo, 5, 5)[0] == "reference"
+    in_reference: Any = locate(geo, 5, 5)
+    assert in_reference[0] == "reference"

@@ -145,7 +145,7 @@ def test_broken_deck_is_render_error_and_pool_keeps_working(
 
 @pytest.mark.slow
 def test_missing_deck_is_render_error_naming_it(render_pool: RenderPool, tmp_path: Path) -> None:
-    with pytest.raises(RenderError, match="nowhere.pptx"):
+    with pytest.raises(RenderError, match=r"nowhere.pptx"):
         render_pool.render(tmp_path / "nowhere.pptx", tmp_path / "x.png")
 
 
@@ -155,7 +155,7 @@ def test_hang_raises_render_timeout_and_restarted_instance_renders_next(
 ) -> None:
     deck = make_deck(tmp_path / "slow.pptx", ["A", "B", "C"])
     before = set(render_pool.process_groups())
-    with pytest.raises(RenderTimeout, match="slow.pptx"):
+    with pytest.raises(RenderTimeout, match=r"slow.pptx"):
         render_pool.render(deck, tmp_path / "slow.png", timeout=0.001)
     after = set(render_pool.process_groups())
     assert len(before - after) == 2  # that instance's soffice and worker groups were replaced
@@ -356,7 +356,7 @@ def test_pdf_without_pages_is_render_error(tmp_path: Path) -> None:
 
     buf = io.BytesIO()
     pdfium.PdfDocument.new().save(buf)
-    with pytest.raises(RenderError, match="no pages|unreadable PDF"):
+    with pytest.raises(RenderError, match=r"no pages|unreadable PDF"):
         rasterise_first_page(buf.getvalue(), 100, tmp_path / "deck.pptx")
 
 

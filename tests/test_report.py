@@ -380,7 +380,7 @@ def test_case_page_shows_pair_boxes_crops_reasons_and_support(report):
 
 
 def test_index_lists_leaderboard_plots_and_links_every_case(report):
-    run, index = report
+    _, index = report
     text = index.read_text("utf-8")
     assert text.count("<svg") >= 4
     for cid in ("alpha/t1", "alpha/t2", "beta/t1", "beta/t2", "beta/t3", "alpha/t3"):

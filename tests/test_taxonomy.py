@@ -242,7 +242,9 @@ def test_every_problem_is_reported_at_once(tmp_path):
     text = PACKAGED.replace("    weight: 40\n", "    weight: 41\n").replace(
         "  low: 0.5\n", "  low: -1\n"
     )
-    msg = str(pytest.raises(TaxonomyError, parse_taxonomy, text, Path("x.yaml")).value)
+    with pytest.raises(TaxonomyError) as err:
+        parse_taxonomy(text, Path("x.yaml"))
+    msg = str(err.value)
     assert msg.startswith("x.yaml: invalid taxonomy (2 problems)")
 
 

@@ -15,6 +15,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -400,14 +401,15 @@ def reference_screen(reference: Path, assets_dir: Path | None = None) -> Referen
     try:
         st = reference.stat()
         key_ref = (str(reference.resolve()), st.st_mtime_ns, st.st_size)
-        key_assets: tuple = ()
+        key_assets: tuple[Any, ...] = ()
         if assets_dir is not None and assets_dir.is_dir():
-            key_assets = (str(assets_dir.resolve()),) + tuple(
-                sorted(
+            key_assets = (
+                str(assets_dir.resolve()),
+                *sorted(
                     (str(f), f.stat().st_mtime_ns, f.stat().st_size)
                     for f in assets_dir.rglob("*")
                     if f.is_file()
-                )
+                ),
             )
     except OSError as exc:
         raise ImagePrepError(f"{reference}: cannot read reference ({exc})") from None
@@ -416,7 +418,7 @@ def reference_screen(reference: Path, assets_dir: Path | None = None) -> Referen
 
 @functools.lru_cache(maxsize=SCREEN_CACHE_SIZE)
 def _cached_screen(
-    key_ref: tuple, key_assets: tuple, reference: Path, assets_dir: Path | None
+    key_ref: tuple[Any, ...], key_assets: tuple[Any, ...], reference: Path, assets_dir: Path | None
 ) -> ReferenceScreen:
     return ReferenceScreen(reference, assets_dir)
 

@@ -375,7 +375,9 @@ def _check_directory(infos: list[zipfile.ZipInfo], limits: Limits, where: str) -
             )
 
 
-def _content_types(pkg_members: dict[str, bytes], where: str) -> tuple[dict, dict]:
+def _content_types(
+    pkg_members: dict[str, bytes], where: str
+) -> tuple[dict[str, str], dict[str, str]]:
     name = "[Content_Types].xml"
     if name not in pkg_members:
         raise PackageStructureError(f"{where}: no [Content_Types].xml (not an OPC package)")

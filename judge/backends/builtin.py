@@ -59,7 +59,7 @@ class BuiltinJudgeModel(BaseChatModel):
     def _llm_type(self) -> str:
         return "pptjudge-builtin"
 
-    def bind_tools(self, tools: Sequence[Any], **kwargs: Any) -> BuiltinJudgeModel:  # type: ignore[override]
+    def bind_tools(self, tools: Sequence[Any], **kwargs: Any) -> BuiltinJudgeModel:
         """Tools are called by name from the plan; binding changes nothing."""
         return self
 
@@ -279,9 +279,8 @@ def detail_verdict(
     index = taxonomy.subtypes() if taxonomy is not None else {}
     for f in raw:
         st = f["subtype"]
-        if st not in index:
-            if strict or taxonomy is not None:
-                continue
+        if st not in index and (strict or taxonomy is not None):
+            continue
         dim, cat = (index[st][0], index[st][1]) if st in index else ("layout", st)
         findings.append(
             {

@@ -25,7 +25,7 @@ from langchain_core.outputs import ChatResult
 from langchain_openai import ChatOpenAI
 from pydantic import SecretStr
 
-from judge.backends import BackendSettings
+from judge.backends.base import BackendSettings
 from judge.errors import BackendError
 from judge.schema import StageName, Usage
 from judge.tools.base import ToolContext

@@ -38,10 +38,9 @@ from langchain_core.messages import (
 )
 from langchain_core.runnables import Runnable, RunnableConfig
 from langgraph.graph import START, StateGraph
-from langgraph.graph.state import CompiledStateGraph
 from pydantic import BaseModel, ValidationError
 
-from judge.engine.state import StageState
+from judge.engine.state import CompiledGraph, StageState
 from judge.engine.trajectory import RAW_ARGUMENTS_KEY, Recorder
 from judge.schema import DetailVerdict, GateVerdict, StageName, Taxonomy, Usage
 from judge.tools.base import Tool, ToolContext, ToolOutput
@@ -419,7 +418,7 @@ def route_after_nudge(state: StageState) -> Literal["model", "__end__"]:
     return "__end__" if state.get("error") else "model"
 
 
-def build_stage_graph() -> CompiledStateGraph:
+def build_stage_graph() -> CompiledGraph:
     """The stage loop (the same graph for every stage and backend)."""
     g = StateGraph(StageState)
     g.add_node("model", model_node)  # ask the model for its next move
@@ -434,10 +433,10 @@ def build_stage_graph() -> CompiledStateGraph:
     return g.compile()
 
 
-_STAGE_GRAPH: CompiledStateGraph | None = None
+_STAGE_GRAPH: CompiledGraph | None = None
 
 
-def stage_graph() -> CompiledStateGraph:
+def stage_graph() -> CompiledGraph:
     """The compiled stage loop (compiled once per process)."""
     global _STAGE_GRAPH
     if _STAGE_GRAPH is None:

@@ -30,14 +30,13 @@ from typing import Any, Literal
 
 from langchain_core.runnables import RunnableConfig
 from langgraph.graph import END, START, StateGraph
-from langgraph.graph.state import CompiledStateGraph
 from langgraph.types import Send
 
 from judge.backends import Backend
 from judge.engine.agent import Budgets, StageRuntime, bind, initial_messages, run_stage
 from judge.engine.cache import ModelCache
 from judge.engine.prompting import stage_prompt, system_prompt
-from judge.engine.state import CaseState, RoundInput, RoundState
+from judge.engine.state import CaseState, CompiledGraph, RoundInput, RoundState
 from judge.engine.trajectory import ImageStore, Recorder, read_trajectory, write_trajectory
 from judge.errors import PptJudgeError, RenderError, ScoringError
 from judge.rundir import CaseDir, write_model
@@ -210,7 +209,7 @@ def after_gate(state: RoundState) -> Literal["next", "finish"]:
     return "finish" if state.get("status") else "next"
 
 
-def build_round_graph() -> CompiledStateGraph:
+def build_round_graph() -> CompiledGraph:
     g = StateGraph(RoundState)
     g.add_node("semantic", _gate_node("semantic"))  # Stage 1: same process?
     g.add_node("render", _gate_node("render"))  # Stage 2: legible rendering and text?
@@ -483,7 +482,7 @@ def fan_out(state: CaseState) -> list[Send] | Literal["aggregate", "__end__"]:
     return "aggregate"
 
 
-def build_graph() -> CompiledStateGraph:
+def build_graph() -> CompiledGraph:
     """The case graph, top to bottom as in DESIGN.md."""
     g = StateGraph(CaseState)
     g.add_node("validate", validate_node)  # Stage 0 without rendering
@@ -506,22 +505,22 @@ def build_graph() -> CompiledStateGraph:
     return g.compile()
 
 
-_GRAPHS: dict[str, CompiledStateGraph] = {}
+_GRAPHS: dict[str, CompiledGraph] = {}
 _GRAPH_LOCK = threading.Lock()
 
 
-def _compiled(name: str, build: Callable[[], CompiledStateGraph]) -> CompiledStateGraph:
+def _compiled(name: str, build: Callable[[], CompiledGraph]) -> CompiledGraph:
     with _GRAPH_LOCK:
         if name not in _GRAPHS:
             _GRAPHS[name] = build()
         return _GRAPHS[name]
 
 
-def round_graph() -> CompiledStateGraph:
+def round_graph() -> CompiledGraph:
     return _compiled("round", build_round_graph)
 
 
-def case_graph() -> CompiledStateGraph:
+def case_graph() -> CompiledGraph:
     return _compiled("case", build_graph)
 
 

@@ -12,6 +12,7 @@ import operator
 from typing import Annotated, Any, TypedDict
 
 from langchain_core.messages import AnyMessage
+from langgraph.graph.state import CompiledStateGraph
 
 from judge.schema import (
     ArtifactReport,
@@ -25,6 +26,9 @@ from judge.schema import (
     StageName,
     Usage,
 )
+
+CompiledGraph = CompiledStateGraph[Any, Any, Any, Any]
+"""A compiled LangGraph graph (state, context, input and output types left open)."""
 
 
 class CaseState(TypedDict, total=False):

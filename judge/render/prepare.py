@@ -109,7 +109,7 @@ def _to_rgb_on_white(im: Image.Image) -> Image.Image:
     )
     if has_alpha:
         rgba = im.convert("RGBA")
-        white = Image.new("RGBA", rgba.size, PANEL_FILL + (255,))
+        white = Image.new("RGBA", rgba.size, (*PANEL_FILL, 255))
         return Image.alpha_composite(white, rgba).convert("RGB")
     return im.convert("RGB")
 

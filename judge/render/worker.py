@@ -27,6 +27,7 @@ process groups); UNO calls themselves cannot time out.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import shutil
@@ -174,10 +175,8 @@ class Worker:
             kind = "disconnected" if _is_disconnect(exc) else "store"
             return {"ok": False, "kind": kind, "stage": "during", "error": _describe(exc)}
         finally:
-            try:
+            with contextlib.suppress(Exception):
                 doc.close(True)
-            except Exception:
-                pass
         return {"ok": True}
 
 
@@ -218,10 +217,8 @@ _QUIT = False
 
 def _kill_instance(pgid: int) -> None:
     """The parent died (stdin closed without 'quit'): take the instance down with us."""
-    try:
+    with contextlib.suppress(OSError):
         os.killpg(pgid, signal.SIGKILL)
-    except OSError:
-        pass
 
 
 def serve(args: argparse.Namespace) -> int:

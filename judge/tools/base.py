@@ -17,12 +17,14 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, get_type_hints
+from typing import Any, TypeVar, cast, get_type_hints
 
 import numpy as np
 from pydantic import BaseModel, ConfigDict, ValidationError, create_model
 
 from judge.schema import ObjectTree, PairGeometry
+
+T = TypeVar("T")
 
 
 class ToolUsageError(Exception):
@@ -65,16 +67,17 @@ class ToolContext:
             if img is None:
                 raise ToolUsageError(f"image {which!r} could not be read from {path}")
             self.cache[key] = img
-        return self.cache[key]
+        cached: np.ndarray = self.cache[key]
+        return cached
 
 
-def memo(ctx: ToolContext, key: str, compute: Callable[[], Any]) -> Any:
+def memo(ctx: ToolContext, key: str, compute: Callable[[], T]) -> T:
     """Per-case memo in ``ctx.cache``; computations of one case are serialised by a lock."""
     lock = ctx.cache.setdefault("_memo_lock", threading.RLock())
     with lock:
         if key not in ctx.cache:
             ctx.cache[key] = compute()
-        return ctx.cache[key]
+        return cast(T, ctx.cache[key])
 
 
 @dataclass

@@ -59,9 +59,10 @@ def ciede2000(lab1: np.ndarray, lab2: np.ndarray) -> np.ndarray:
     Sc = 1 + 0.045 * Cbp
     Sh = 1 + 0.015 * Cbp * T
     Rt = -np.sin(np.radians(2 * dtheta)) * Rc
-    return np.sqrt(
+    delta: np.ndarray = np.sqrt(
         (dLp / Sl) ** 2 + (dCp / Sc) ** 2 + (dHp / Sh) ** 2 + Rt * (dCp / Sc) * (dHp / Sh)
     )
+    return delta
 
 
 def ciede2000_bgr(c1: Any, c2: Any) -> float:

@@ -327,7 +327,7 @@ def _dist_to_box(p: tuple[float, float], box: tuple[float, float, float, float])
 def _line_like(o: SlideObject) -> bool:
     """A freeform drawn as an open polyline (no fill, or an arrowhead): an edge, not a node."""
     return o.type == "freeform" and (
-        o.head_end is not None or o.tail_end is not None or o.fill_rgb is None and not o.text
+        o.head_end is not None or o.tail_end is not None or (o.fill_rgb is None and not o.text)
     )
 
 

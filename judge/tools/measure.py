@@ -81,7 +81,7 @@ def colour_segments(
     dark = (pixels <= DARK_MAX).all(axis=1)
     q = (pixels // QUANT_STEP).astype(np.int32)
     keys = (q[:, 0] << 16) | (q[:, 1] << 8) | q[:, 2]
-    uniq, inverse, counts = np.unique(keys, return_inverse=True, return_counts=True)
+    _, inverse, counts = np.unique(keys, return_inverse=True, return_counts=True)
     order = np.argsort(-counts, kind="stable")[:MAX_SEGMENTS]
     segments = []
     for idx in order:

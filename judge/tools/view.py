@@ -155,7 +155,7 @@ def compare_crops(
     ]
     gap = np.full((height, MATCH_GAP_PX, 3), 255, dtype=np.uint8)
     joined = np.hstack([scaled[0], gap, scaled[1]])
-    out, scale = _scale_to(joined, CROP_MAX_PX * 2)
+    out, _ = _scale_to(joined, CROP_MAX_PX * 2)
     return ToolOutput(
         {
             "panel_box": {"x": x, "y": y, "w": w, "h": h},
