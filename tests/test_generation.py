@@ -497,7 +497,7 @@ def test_faithful_decks_render_like_their_reference(
     try:
         pool = request.getfixturevalue("render_pool")
     except pytest.FixtureLookupError:
-        pytest.skip("no render_pool fixture in tests/conftest.py (judge/render.py not ready)")
+        pytest.skip("no render_pool fixture in tests/conftest.py (judge/render/pool.py not ready)")
     ref = tmp_path / "reference.png"
     ref.write_bytes(reference_png_bytes(diagram))
     other = tmp_path / "other.png"

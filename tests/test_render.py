@@ -1,4 +1,4 @@
-"""Rendering with supervised warm LibreOffice instances (judge/render.py, judge render)."""
+"""Rendering with supervised warm LibreOffice instances (judge/render/pool.py, judge render)."""
 
 from __future__ import annotations
 
