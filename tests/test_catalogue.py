@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 from typer.testing import CliRunner
 
@@ -78,7 +79,8 @@ def test_replay_docstring_example_parses_and_shows_every_gate_reason_field(tmp_p
     semantic = next(e for e in events if e.kind == "submit" and e.stage == "semantic")
     verdict = GateVerdict.model_validate(semantic.arguments)
     assert verdict.reasons, "the example shows a gate reason"
-    shown = set(semantic.arguments["reasons"][0])
+    arguments: Any = semantic.arguments
+    shown = set(arguments["reasons"][0])
     assert shown == set(GateReason.model_fields)
 
 
