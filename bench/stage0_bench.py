@@ -123,7 +123,7 @@ def copy_eval(folder: Path, seed: int = 5, verbose: bool = False) -> dict[str, i
     import numpy as np
 
     from judge.artifact.copydetect import ReferenceScreen, _corner_count, _grey, decode_rgb
-    from judge.artifact.ooxml import PictureBlob
+    from judge.artifact.pictures import PictureBlob
     from judge.schema import Box
 
     aspect = 16 / 9
