@@ -24,6 +24,7 @@ from __future__ import annotations
 import hashlib
 import io
 import math
+import re
 import time
 import warnings
 from collections.abc import Sequence
@@ -121,6 +122,8 @@ it the remaining pictures are not decoded and the deck fails ``fully_screened``.
 
 MAX_OWNERS_NAMED = 8
 """Most pictures named in one tile finding."""
+
+_BYTESIO_REPR = re.compile(r"<_io\.BytesIO object at 0x[0-9a-fA-F]+>")
 
 CopyKind = Literal["exact", "whole", "crop", "contains", "tiles"]
 
@@ -228,7 +231,8 @@ def decode_work_grey(
     except (Image.DecompressionBombWarning, Image.DecompressionBombError) as exc:
         raise ImagePrepError(f"{where}: decompression bomb ({exc})") from None
     except (OSError, ValueError, SyntaxError, EOFError, MemoryError) as exc:
-        raise ImagePrepError(f"{where}: not a decodable raster image ({exc})") from None
+        why = _BYTESIO_REPR.sub("the image bytes", str(exc))
+        raise ImagePrepError(f"{where}: not a decodable raster image ({why})") from None
 
 
 def orientations(grey: np.ndarray) -> list[tuple[str, np.ndarray]]:

@@ -34,6 +34,9 @@ from judge.errors import ImagePrepError
 RenderPictures = Callable[[bytes], bytes]
 """Renders deck bytes (a PPTX) to PNG bytes of slide 1; raises RenderError."""
 
+SCREEN_DPI = 72
+"""Resolution of the picture-only render (a 13.33 in slide -> 960 px): the screen works at
+:data:`judge.artifact.copydetect.KEEP_SIDE_PX` at most."""
 CONTENT_THRESHOLD = 10
 """Grey levels from white at which a render pixel is drawn content (as in image preparation)."""
 A_NS = "http://schemas.openxmlformats.org/drawingml/2006/main"
