@@ -261,3 +261,49 @@ def test_pool_leaves_no_temporary_files_or_pipes(tmp_path: Path) -> None:
     pool.close()
     assert not tmp.exists()
     assert not [s for s in sockets if Path(s).exists()], sockets
+
+
+# ---- failure semantics in a run ---------------------------------------------------------------
+
+
+@pytest.mark.slow
+def test_run_scores_a_hostile_file_zero_and_recomputes_corrupt_case_files(
+    judge_bench: Path, render_pool: RenderPool, tmp_path: Path
+) -> None:
+    import shutil
+
+    from judge.backends import BackendSettings
+    from judge.engine.runner import RunSettings, run_bench
+    from judge.rundir import case_dir, read_results
+    from taxonomy.loader import load_taxonomy
+    from tests.judge_helpers import passing_script
+
+    bench = tmp_path / "bench"
+    shutil.copytree(judge_bench, bench)
+    shutil.rmtree(bench / "candidates" / "swapped")
+    (bench / "candidates" / "hostile").mkdir()
+    hd.zip64_two_disks(bench / "candidates" / "hostile" / "flow.pptx")
+    script = tmp_path / "pass.jsonl"
+    script.write_text(passing_script(load_taxonomy()))
+    settings = RunSettings(
+        judge="replay", rounds=1, backend=BackendSettings(replay_source=str(script))
+    )
+    run = tmp_path / "run"
+    summary = run_bench(bench, run, settings, render_pool=render_pool)
+    results = {r.case_id: r for r in read_results(run)}
+    # the candidate's own broken file is its failure: invalid, score 0, never an error
+    hostile = results["hostile/flow"]
+    assert hostile.error is None and not hostile.valid and hostile.score == 0
+    assert "opens" in hostile.artifact_failures and summary.errors == 0
+    # corrupt stage0.json / pair.json are recomputed on the next run, not errored forever
+    good = case_dir(run, "good", "flow")
+    good.stage0.write_text("{not json")
+    good.pair_json.write_text("")
+    good.case_json.unlink()
+    again = run_bench(bench, run, settings, render_pool=render_pool)
+    assert again.errors == 0
+    fixed = {r.case_id: r for r in read_results(run)}["good/flow"]
+    assert fixed.error is None and fixed.gate == "pass"
+    assert json.loads(good.stage0.read_text())["valid"] is True
+    renders = [c for c in json.loads(good.stage0.read_text())["checks"] if c["name"] == "renders"]
+    assert renders[0]["passed"] and not renders[0]["skipped"]
