@@ -14,7 +14,15 @@ resized wholes, 3x3 / 5x4 / 4x4-of-JPEG tiles, the reference pasted with margins
 look-alikes (other figures whole, cropped, tiled or padded; icons; a photo), and prints the
 counts of caught copies and of flagged look-alikes.
 
+``--render-screen`` also measures the picture-only render screen (issue 15) with a warm
+LibreOffice pool: Stage 0 median for decks with no picture-bearing part (the screen is skipped,
+target < 0.1 s) and for decks with pictures (one extra warm render, target < 1 s), and runs the
+hostile copies of ``tests/hostile_decks.py`` through it (how many are invalid, by which check),
+with the peak memory of this process.
+
 Example: .venv/bin/python bench/stage0_bench.py --decks 30 --copy-eval
+
+Example: .venv/bin/python bench/stage0_bench.py --decks 12 --render-screen
 """
 
 from __future__ import annotations
@@ -84,6 +92,9 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--copy-eval", action="store_true", help="Also evaluate the copy screen.")
     parser.add_argument("--verbose", action="store_true", help="Name each miss and false flag.")
+    parser.add_argument(
+        "--render-screen", action="store_true", help="Also time the picture-only render screen."
+    )
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="stage0-bench-") as tmp:
         decks, reference = build(Path(tmp), args.decks)
@@ -106,12 +117,69 @@ def main() -> None:
     print(f"  load average at the end: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
     verdict = "meets" if med < TARGET_MS else "MISSES"
     print(f"  target median < {TARGET_MS:.0f} ms: {verdict}")
+    if args.render_screen:
+        with tempfile.TemporaryDirectory(prefix="stage0-render-") as tmp:
+            render_screen_bench(Path(tmp), args.decks, args.repeat)
     if args.copy_eval:
         with tempfile.TemporaryDirectory(prefix="stage0-copy-") as tmp:
             c = copy_eval(Path(tmp), verbose=args.verbose)
         print("Reference-copy screen on synthetic figures (6 references)")
         print(f"  copies caught {c['tp']} of {c['tp'] + c['fn']}")
         print(f"  look-alikes flagged {c['fp']} of {c['fp'] + c['tn']}")
+
+
+RENDER_TARGET_MS = 1000.0
+"""Issue 15's target: Stage 0 median with the render screen, decks with pictures, warm pool."""
+
+
+def render_screen_bench(folder: Path, n: int, repeat: int) -> None:
+    import resource
+
+    from judge.artifact.renderscreen import SCREEN_DPI
+    from judge.render.pool import RenderPool
+    from tests import hostile_decks
+
+    decks, reference = build(folder, n)
+    with RenderPool(workers=1) as pool:
+
+        def pictures(deck: bytes) -> bytes:
+            return pool.render_bytes(deck, dpi=SCREEN_DPI)
+
+        validate(decks[0], reference=reference, render_pictures=pictures)  # warm
+        with_pic: list[float] = []
+        plain: list[float] = []
+        flagged = 0
+        for i, deck in enumerate(decks):
+            for _ in range(repeat):
+                t0 = time.perf_counter()
+                report = validate(deck, reference=reference, render_pictures=pictures)
+                (with_pic if i % 3 == 0 else plain).append((time.perf_counter() - t0) * 1000)
+                flagged += any(
+                    f in ("no_reference_copy", "no_rendered_copy", "fully_screened")
+                    for f in report.failures
+                )
+        caught: dict[str, list[str]] = {}
+        for name, gen in sorted(hostile_decks.COPIES.items()):
+            deck = gen(folder / f"hostile-{name}.pptx", reference.read_bytes())
+            report = validate(deck, reference=reference, render_pictures=pictures)
+            failed = [c.name for c in report.checks if not c.passed and not c.skipped]
+            caught[name] = failed
+    peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    med_pic, med_plain = statistics.median(with_pic), statistics.median(plain)
+    print("Picture-only render screen (warm LibreOffice pool, 1 instance)")
+    print(f"  median ms, decks with no picture-bearing part (screen skipped): {med_plain:.1f}")
+    print(f"  median ms, decks with a picture (one extra warm render):      {med_pic:.1f}")
+    print(f"  p90 ms, decks with a picture:                                 {_p90(with_pic):.1f}")
+    ok = med_plain < TARGET_MS and med_pic < RENDER_TARGET_MS
+    print(
+        f"  targets < {TARGET_MS:.0f} ms / < {RENDER_TARGET_MS:.0f} ms: {'meet' if ok else 'MISS'}"
+    )
+    print(f"  honest decks flagged by a copy/screening check: {flagged} of {len(decks) * repeat}")
+    n_caught = sum(1 for v in caught.values() if v)
+    print(f"  hostile copies invalid: {n_caught} of {len(caught)}")
+    for name, failed in caught.items():
+        print(f"    {name:<22} {', '.join(failed) or 'VALID (missed)'}")
+    print(f"  peak memory of this process: {peak_mb:.0f} MB")
 
 
 def copy_eval(folder: Path, seed: int = 5, verbose: bool = False) -> dict[str, int]:
@@ -123,7 +191,7 @@ def copy_eval(folder: Path, seed: int = 5, verbose: bool = False) -> dict[str, i
     import numpy as np
 
     from judge.artifact.copydetect import ReferenceScreen, _corner_count, _grey, decode_rgb
-    from judge.artifact.ooxml import PictureBlob
+    from judge.artifact.pictures import PictureBlob
     from judge.schema import Box
 
     aspect = 16 / 9

@@ -12,14 +12,10 @@ import typer
 from cli.base import EXIT_FAIL, EXIT_OK, app, fail, guarded
 from judge.artifact.gate import validate
 from judge.artifact.ooxml import requested_fonts
-from judge.errors import PptJudgeError, RenderError
+from judge.artifact.renderscreen import SCREEN_DPI
+from judge.errors import PptJudgeError, RenderError, RendererUnavailable
 from judge.render.pool import DEFAULT_DPI, RenderPool
 from judge.schema import ArtifactReport, CheckResult, RenderResult
-
-
-class RendererUnavailable(PptJudgeError):
-    """LibreOffice could not be started, so the renders check could not run (exit 2)."""
-
 
 RENDER_TIMEOUT_S = 60.0
 """Seconds LibreOffice may take on the candidate before it is killed (the renders check fails)."""
@@ -82,9 +78,11 @@ def validate_cmd(
 
     Runs every check (opens, safe_to_read, one_slide, editable_components,
     no_external_relationships, no_embedded_fonts, no_embedded_objects, no_activex, no_macros,
-    object_bounds, no_reference_copy, renders) and prints one PASS/FAIL line each plus an
-    object audit. Exit 0 valid, 1 invalid, 2 could not check (missing file, unreadable
-    reference, LibreOffice would not start).
+    object_bounds, no_reference_copy, fully_screened, no_rendered_copy, renders) and prints
+    one PASS/FAIL line each plus an object audit. With --reference, a deck that draws pictures
+    is rendered a second time with only its pictures and that render is screened too.
+    Exit 0 valid, 1 invalid, 2 could not check (missing file, unreadable reference, LibreOffice
+    would not start).
 
     Example: judge validate candidates/gpt/task01.pptx --reference tasks/task01/reference.png
     """
@@ -100,23 +98,33 @@ def validate_cmd(
             return validate(candidate, reference, assets, None)
         with contextlib.ExitStack() as stack:
             tmp = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="pptjudge-v-")))
+            pools: list[RenderPool] = []
+
+            def pool() -> RenderPool:
+                # Started only when a safe, opened deck gets this far (hostile files never do).
+                if not pools:
+                    try:
+                        pools.append(
+                            stack.enter_context(
+                                RenderPool(workers=1, timeout=RENDER_TIMEOUT_S, dpi=dpi)
+                            )
+                        )
+                    except RenderError as exc:  # the machine, not the candidate: could not check
+                        raise RendererUnavailable(f"LibreOffice did not start: {exc}") from None
+                return pools[0]
 
             def render(pptx: Path) -> RenderResult:
-                # Started only when a safe, opened deck gets this far (hostile files never do).
-                try:
-                    pool = stack.enter_context(
-                        RenderPool(workers=1, timeout=RENDER_TIMEOUT_S, dpi=dpi)
-                    )
-                except RenderError as exc:  # the machine, not the candidate: could not check
-                    raise RendererUnavailable(f"LibreOffice did not start: {exc}") from None
                 fonts: list[str] | None
                 try:
                     fonts = requested_fonts(pptx)
                 except PptJudgeError:
                     fonts = None
-                return pool.render(pptx, tmp / "render.png", dpi=dpi, requested_fonts=fonts)
+                return pool().render(pptx, tmp / "render.png", dpi=dpi, requested_fonts=fonts)
 
-            return validate(candidate, reference, assets, render)
+            def render_pictures(deck: bytes) -> bytes:
+                return pool().render_bytes(deck, dpi=SCREEN_DPI, name="picture-only deck")
+
+            return validate(candidate, reference, assets, render, render_pictures)
 
     report = guarded(run)
     if json_out:

@@ -59,18 +59,31 @@ def leaderboard_cmd(
         int, typer.Option("--top-k", "-k", help="k of the top-k membership probability.", min=1)
     ] = DEFAULT_TOP_K,
     results: ResultsOpt = None,
+    allow_incomplete: Annotated[
+        bool,
+        typer.Option(
+            "--allow-incomplete",
+            help="Rank even when cases errored (the judge could not decide them); affected "
+            "configurations are marked 'incomplete'.",
+        ),
+    ] = False,
 ) -> None:
     """Rank configurations by mean score, with a paired task bootstrap of the ranking.
 
-    Invalid and gated cases score 0; errored cases are counted but left out of the means.
+    Invalid and gated cases score 0. A run with errored cases (the judge's failures) is
+    refused, naming them, unless --allow-incomplete: then they are left out of the means and
+    every affected configuration is marked.
     --results reads a rescored file (judge rescore) of each run instead of results.jsonl.
 
     Example: judge leaderboard runs/main --format table --resamples 10000 --seed 0
 
     Example: judge leaderboard runs/main --results results.equal-weights.1a2b3c4d.jsonl
+
+    Example: judge leaderboard runs/main --allow-incomplete
     """
     from scoring.leaderboard import (
         build_leaderboard,
+        check_complete,
         leaderboard_csv,
         leaderboard_json,
         leaderboard_table,
@@ -79,6 +92,8 @@ def leaderboard_cmd(
 
     def go() -> str:
         cases = load_cases(runs, results)
+        if not allow_incomplete:
+            check_complete(cases)
         board = build_leaderboard(cases, n_resamples=resamples, seed=seed, top_k=top_k, runs=runs)
         if fmt is Format.csv:
             return leaderboard_csv(board).rstrip("\n")

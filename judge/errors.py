@@ -32,6 +32,11 @@ class RenderTimeout(RenderError):
     """LibreOffice did not finish a deck within the time limit (the instance was restarted)."""
 
 
+class RendererUnavailable(PptJudgeError):
+    """The judge's renderer failed, not the deck: LibreOffice would not start, or its pool was
+    closed. The case is the judge's error (retried on the next run), never the candidate's."""
+
+
 class ImagePrepError(PptJudgeError):
     """An image could not be read or normalised."""
 

@@ -89,6 +89,8 @@ CHECK_NAMES = (
     "no_macros",
     "object_bounds",
     "no_reference_copy",
+    "fully_screened",
+    "no_rendered_copy",
     "renders",
 )
 """Stage 0 check names, in the order they run. ``artifact_failures`` lists names from here."""
@@ -121,8 +123,12 @@ class ObjectAudit(Model):
     charts: int = 0
     other: int = 0
     editable_components: int = 0
-    """Native editable components: shapes, text boxes, connectors, lines/freeforms, tables and
-    group members. Pictures, groups themselves and charts do not count."""
+    """Drawn native editable components: shapes, text boxes, connectors, lines/freeforms,
+    tables and group members with visible ink of at least 1% of the slide's shorter side, on
+    the slide. Pictures, groups themselves and charts do not count."""
+    undrawn_components: int = 0
+    """Editable objects that draw nothing visible (no ink in a colour differing from what is
+    under them, too small, hidden or off the slide): not counted."""
     picture_area_ratio: float = 0.0
     """Sum of picture areas (clipped to the slide) over the slide area, 0-1."""
 

@@ -83,6 +83,28 @@ def load_cases(runs: Sequence[Path], results: str | Path | None = None) -> list[
     return pooled
 
 
+MAX_ERRORED_NAMED = 10
+"""Most errored cases named when a leaderboard is refused."""
+
+
+def check_complete(cases: Sequence[CaseResult]) -> None:
+    """Refuse to rank a run that still has errored cases (the judge's failures, not the
+    candidates'): they are named; rerun ``judge run`` to retry them, or rank with
+    ``--allow-incomplete``. Raises BenchmarkError."""
+    errored = [c.case_id for c in cases if is_errored(c)]
+    if not errored:
+        return
+    named = ", ".join(errored[:MAX_ERRORED_NAMED])
+    more = len(errored) - MAX_ERRORED_NAMED
+    if more > 0:
+        named += f" and {more} more"
+    raise BenchmarkError(
+        f"{len(errored)} case(s) errored (the judge could not decide them): {named}. "
+        "Rerun the same `judge run` command to retry them, or rank anyway with "
+        "--allow-incomplete (affected configurations are marked)"
+    )
+
+
 def is_errored(case: CaseResult) -> bool:
     """True when the judge could not decide the case (left out of means)."""
     return case.error is not None or case.gate is None
@@ -455,6 +477,9 @@ def leaderboard_table(board: Leaderboard) -> str:
         ]
         for r in board.rows
     ]
+    for row, r in zip(rows, board.rows, strict=True):
+        if r.errors:
+            row[1] += f" (incomplete: {r.errors} errored)"
     lines = [format_table(headers, rows), ""]
     lines.append(
         f"paired task bootstrap: {board.tasks} tasks, {board.resamples} resamples, "

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from judge.artifact.copydetect import ReferenceScreen, ScreenResult
-from judge.artifact.ooxml import PictureBlob
+from judge.artifact.pictures import PictureBlob
 from judge.schema import Box
 from tests.decks import (
     cropped,

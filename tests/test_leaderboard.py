@@ -215,17 +215,29 @@ def test_compare_names_an_unknown_configuration(runkit):
 
 def test_cli_leaderboard_prints_table_csv_and_json(runkit, tmp_path):
     run = runkit.write(tmp_path / "run", _simple_cases(runkit))
-    table = runner.invoke(app, ["leaderboard", str(run), "--resamples", "200"])
+    refused = runner.invoke(app, ["leaderboard", str(run), "--resamples", "200"])
+    assert refused.exit_code == 2 and "A/t4" in refused.output  # an errored case, named
+    assert "--allow-incomplete" in refused.output and "Traceback" not in refused.output
+    table = runner.invoke(
+        app, ["leaderboard", str(run), "--resamples", "200", "--allow-incomplete"]
+    )
     assert table.exit_code == 0, table.output
     assert "Kendall tau" in table.output and "B" in table.output
-    out = runner.invoke(app, ["leaderboard", str(run), "--format", "csv", "--resamples", "200"])
+    assert "A (incomplete: 1 errored)" in table.output and "B (incomplete" not in table.output
+    out = runner.invoke(
+        app,
+        ["leaderboard", str(run), "--format", "csv", "--resamples", "200", "--allow-incomplete"],
+    )
     rows = list(csv.DictReader(io.StringIO(out.output)))
     assert [r["config_id"] for r in rows] == ["A", "B"] or [r["config_id"] for r in rows] == [
         "B",
         "A",
     ]
     assert float(next(r for r in rows if r["config_id"] == "A")["mean_score"]) == pytest.approx(30)
-    js = runner.invoke(app, ["leaderboard", str(run), "--format", "json", "--resamples", "200"])
+    js = runner.invoke(
+        app,
+        ["leaderboard", str(run), "--format", "json", "--resamples", "200", "--allow-incomplete"],
+    )
     data = json.loads(js.output)
     assert data["resamples"] == 200 and len(data["rows"]) == 2
 

@@ -22,8 +22,9 @@ from pptx.util import Inches, Pt
 from typer.testing import CliRunner
 
 import judge.render.pool as render_mod
+import judge.render.procs as procs_mod
 from cli.app import app
-from judge.errors import RenderError, RenderTimeout
+from judge.errors import RenderError, RendererUnavailable, RenderTimeout
 from judge.render.pool import RenderPool, group_members, rasterise_first_page, render_provenance
 from judge.schema import RenderResult
 
@@ -79,7 +80,7 @@ def cpu_ticks(pid: int) -> int:
 
 
 def running(pid: int) -> bool:
-    st = render_mod._proc_stat(pid)
+    st = procs_mod._proc_stat(pid)
     return st is not None and st[1] != "Z"
 
 
@@ -193,45 +194,80 @@ def test_soffice_killed_from_outside_is_detected_and_recovered(
     assert len(survivors) == 2 and not set(survivors) & set(victims)
 
 
-@pytest.mark.slow
-def test_soffice_crash_during_render_is_render_error_and_instance_restarts(
-    render_pool: RenderPool, tmp_path: Path
-) -> None:
-    heavy = make_heavy_deck(tmp_path / "heavy.pptx")
-    outcome: list[BaseException | None] = []
+def _kill_busy_soffice(render_pool: RenderPool, deadline_s: float = 30.0) -> int:
+    """SIGKILL the soffice.bin that starts burning CPU (it is loading the deck); its pid."""
 
-    def go() -> None:
-        try:
-            render_pool.render(heavy, tmp_path / "heavy.png", dpi=50)
-            outcome.append(None)
-        except RenderError as exc:
-            outcome.append(exc)
-
-    def soffice_bins() -> dict[int, int]:
-        return {
-            pid: pgid
+    def soffice_bins() -> list[int]:
+        return [
+            pid
             for pgid in render_pool.process_groups()
             for pid, name in group_members(pgid)
             if name == "soffice.bin"
-        }
+        ]
 
     cpu_before = {pid: cpu_ticks(pid) for pid in soffice_bins()}
+    deadline = time.monotonic() + deadline_s
+    while True:
+        assert time.monotonic() < deadline, "no instance started working on the deck"
+        for pid in soffice_bins():
+            if pid not in cpu_before:
+                cpu_before[pid] = cpu_ticks(pid)
+            if cpu_ticks(pid) - cpu_before[pid] >= BUSY_TICKS:
+                os.kill(pid, signal.SIGKILL)
+                return pid
+        time.sleep(0.02)
+
+
+def _render_in_thread(
+    render_pool: RenderPool, deck: Path, png: Path
+) -> tuple[threading.Thread, list]:
+    outcome: list[object] = []
+
+    def go() -> None:
+        try:
+            outcome.append(render_pool.render(deck, png, dpi=50))
+        except RenderError as exc:
+            outcome.append(exc)
+
     thread = threading.Thread(target=go)
     thread.start()
-    deadline = time.monotonic() + 30
-    victim = None
-    while victim is None:  # wait until one instance has burnt CPU on the deck: it is loading it
-        assert time.monotonic() < deadline, "no instance started working on the deck"
-        for pid, ticks in cpu_before.items():
-            if cpu_ticks(pid) - ticks >= BUSY_TICKS:
-                victim = pid
-        time.sleep(0.02)
-    os.kill(victim, signal.SIGKILL)
-    thread.join(60)
-    assert len(outcome) == 1 and isinstance(outcome[0], RenderError), outcome
-    assert not isinstance(outcome[0], RenderTimeout)
-    assert "heavy.pptx" in str(outcome[0]) and "crashed" in str(outcome[0])
-    render_pool.render(make_deck(tmp_path / "fine.pptx", ["Fine"]), tmp_path / "f.png", dpi=50)
+    return thread, outcome
+
+
+@pytest.mark.slow
+def test_soffice_crash_during_render_is_retried_on_a_fresh_instance(
+    render_pool: RenderPool, tmp_path: Path
+) -> None:
+    heavy = make_heavy_deck(tmp_path / "heavy.pptx")
+    thread, outcome = _render_in_thread(render_pool, heavy, tmp_path / "heavy.png")
+    _kill_busy_soffice(render_pool)
+    thread.join(120)
+    # one crash is the machine's (memory pressure of another case), not the deck's
+    assert len(outcome) == 1 and isinstance(outcome[0], RenderResult), outcome
+
+
+@pytest.mark.slow
+def test_deck_that_crashes_soffice_twice_is_unrenderable(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # every conversion request finds its soffice.bin SIGKILLed (a deck that crashes it)
+    original = render_mod._Instance.request
+
+    def crashing(self, payload, timeout):  # type: ignore[no-untyped-def]
+        if payload.get("op") == "convert" and self.soffice is not None:
+            for pid, name in group_members(self.soffice.pid):
+                if name == "soffice.bin":
+                    os.kill(pid, signal.SIGKILL)
+            wait_gone([p for p, n in group_members(self.soffice.pid) if n == "soffice.bin"])
+        return original(self, payload, timeout)
+
+    with RenderPool(workers=1) as pool:
+        monkeypatch.setattr(render_mod._Instance, "request", crashing)
+        with pytest.raises(RenderError, match="crashed twice") as info:
+            pool.render(make_deck(tmp_path / "bad.pptx", ["Bad"]), tmp_path / "bad.png", dpi=50)
+        assert "bad.pptx" in str(info.value) and not isinstance(info.value, RenderTimeout)
+        monkeypatch.setattr(render_mod._Instance, "request", original)
+        pool.render(make_deck(tmp_path / "fine.pptx", ["Fine"]), tmp_path / "f.png", dpi=50)
 
 
 @pytest.mark.slow
@@ -284,9 +320,9 @@ def test_close_leaves_no_soffice_process(tmp_path: Path) -> None:
     pool.close()
     assert all(group_members(g) == [] for g in groups)
     for pid in pids:
-        assert render_mod._proc_stat(pid) is None, pid  # gone and reaped, not even a zombie
+        assert procs_mod._proc_stat(pid) is None, pid  # gone and reaped, not even a zombie
     assert not root.exists()
-    with pytest.raises(RenderError, match="closed"):
+    with pytest.raises(RendererUnavailable, match="closed"):  # the judge's, not the deck's
         pool.render(tmp_path / "d.pptx", tmp_path / "e.png")
 
 
@@ -301,7 +337,7 @@ def test_close_during_render_fails_that_render_and_leaves_no_process(tmp_path: P
         try:
             pool.render(heavy, tmp_path / "heavy.png", dpi=50)
             outcome.append(None)
-        except RenderError as exc:
+        except (RenderError, RendererUnavailable) as exc:
             outcome.append(exc)
 
     thread = threading.Thread(target=go)
@@ -309,7 +345,7 @@ def test_close_during_render_fails_that_render_and_leaves_no_process(tmp_path: P
     time.sleep(0.3)
     pool.close()
     thread.join(30)
-    assert len(outcome) == 1 and isinstance(outcome[0], RenderError), outcome
+    assert len(outcome) == 1 and isinstance(outcome[0], RendererUnavailable), outcome
     assert "closed" in str(outcome[0])
     assert all(group_members(g) == [] for g in groups)
     assert pool.process_groups() == []  # nothing was restarted after close

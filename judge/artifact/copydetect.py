@@ -24,6 +24,8 @@ from __future__ import annotations
 import hashlib
 import io
 import math
+import re
+import time
 import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -34,7 +36,7 @@ import cv2
 import numpy as np
 from PIL import Image
 
-from judge.artifact.ooxml import PictureBlob
+from judge.artifact.pictures import PictureBlob
 from judge.errors import ImagePrepError
 from judge.schema import Box
 
@@ -110,6 +112,18 @@ MIN_CONTAIN_FRACTION = 0.25
 """Smallest width of the reference inside a picture, as a fraction of the picture's width."""
 CANVAS_SIDE_PX = 640
 """Longer side of the slide canvas on which all pictures are pasted for the tile screen."""
+KEEP_SIDE_PX = 800
+"""Longer side (pixels) at which a decoded picture is kept, in grey: every comparison works at
+or below this size (verification at :data:`VERIFY_SIDE_PX`), so a 40-megapixel picture costs
+0.6 MB once decoded, not 120 MB."""
+MAX_PACKAGE_DECODE_PIXELS = 160_000_000
+"""Decoded-pixel budget of one package (sum of the header sizes of its distinct pictures). Past
+it the remaining pictures are not decoded and the deck fails ``fully_screened``."""
+
+MAX_OWNERS_NAMED = 8
+"""Most pictures named in one tile finding."""
+
+_BYTESIO_REPR = re.compile(r"<_io\.BytesIO object at 0x[0-9a-fA-F]+>")
 
 CopyKind = Literal["exact", "whole", "crop", "contains", "tiles"]
 
@@ -125,6 +139,9 @@ class CopyFinding:
     """Normalised correlation (1.0 for exact bytes)."""
     region: Box | None = None
     """Matched region, 0-1 fractions of the reference image."""
+    how: str = ""
+    """The transform under which it matched: ``""`` as stored, ``mirrored``, ``rotated 90``,
+    ``inverted`` (colours), ..."""
 
     def describe(self) -> str:
         where = ""
@@ -138,7 +155,8 @@ class CopyFinding:
             "contains": "contains the whole reference (pasted inside a larger image)",
             "tiles": "reassemble a crop",
         }[self.kind]
-        return f"{self.owner} {what}{where} (correlation {self.score:.2f})"
+        how = f", {self.how}" if self.how else ""
+        return f"{self.owner} {what}{where} (correlation {self.score:.2f}{how})"
 
 
 @dataclass
@@ -146,8 +164,92 @@ class ScreenResult:
     findings: list[CopyFinding] = field(default_factory=list)
     approved: list[str] = field(default_factory=list)
     """Owners whose image is an approved task asset (exempt)."""
+    approved_members: list[str] = field(default_factory=list)
+    """Package members holding approved assets (masked out of the picture-only render)."""
     unscreened: list[str] = field(default_factory=list)
-    """Owners whose image could not be decoded (vector formats, over the pixel bound), with why."""
+    """Raster images that could not be decoded (corrupt, over the pixel bound or the package's
+    decode budget), with why: the deck fails ``fully_screened``."""
+    vector: list[str] = field(default_factory=list)
+    """Vector images (SVG/EMF/WMF): screened by the picture-only render, not here."""
+
+
+class BudgetExceeded(ImagePrepError):
+    """The package's decoded-pixel budget is spent (:data:`MAX_PACKAGE_DECODE_PIXELS`)."""
+
+
+@dataclass
+class DecodeBudget:
+    """Pixels one package may still decode."""
+
+    pixels: int = MAX_PACKAGE_DECODE_PIXELS
+    deadline: float | None = None
+    """``time.monotonic()`` after which nothing more is decoded (Stage 0's time limit)."""
+
+    def take(self, n: int, where: str) -> None:
+        if self.deadline is not None and time.monotonic() > self.deadline:
+            raise BudgetExceeded(f"{where}: Stage 0's time limit passed before it was screened")
+        if n > self.pixels:
+            raise BudgetExceeded(
+                f"{where}: decoding {n} more pixels would pass the package's "
+                f"{MAX_PACKAGE_DECODE_PIXELS}-pixel budget"
+            )
+        self.pixels -= n
+
+
+def decode_work_grey(
+    data: bytes, where: str, budget: DecodeBudget | None = None
+) -> tuple[np.ndarray, tuple[int, int]]:
+    """Decode image bytes to grey (alpha composited on white) at most :data:`KEEP_SIDE_PX` on
+    the longer side; also the original (width, height). The header's size is checked against
+    :data:`MAX_DECODE_PIXELS` and ``budget`` before any pixel is decoded. Raises ImagePrepError
+    (BudgetExceeded when the budget is spent)."""
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", Image.DecompressionBombWarning)
+            with Image.open(io.BytesIO(data)) as im:
+                w, h = im.size
+                if w <= 0 or h <= 0 or w * h > MAX_DECODE_PIXELS:
+                    raise ImagePrepError(
+                        f"{where}: {w}x{h} pixels exceed the {MAX_DECODE_PIXELS}-pixel bound"
+                    )
+                if budget is not None:
+                    budget.take(w * h, where)
+                if im.format == "JPEG":
+                    im.draft("L", (KEEP_SIDE_PX, KEEP_SIDE_PX))
+                has_alpha = im.mode in ("RGBA", "LA", "PA") or "transparency" in im.info
+                work = im.convert("LA" if has_alpha else "L")
+                if max(work.size) > KEEP_SIDE_PX:
+                    work.thumbnail((KEEP_SIDE_PX, KEEP_SIDE_PX), Image.Resampling.BOX)
+                arr = np.asarray(work)
+                if has_alpha:
+                    grey = arr[..., 0].astype(np.float32)
+                    alpha = arr[..., 1].astype(np.float32) / 255.0
+                    arr = (grey * alpha + 255.0 * (1.0 - alpha)).round().astype(np.uint8)
+                return np.ascontiguousarray(arr), (w, h)
+    except ImagePrepError:
+        raise
+    except (Image.DecompressionBombWarning, Image.DecompressionBombError) as exc:
+        raise ImagePrepError(f"{where}: decompression bomb ({exc})") from None
+    except (OSError, ValueError, SyntaxError, EOFError, MemoryError) as exc:
+        why = _BYTESIO_REPR.sub("the image bytes", str(exc))
+        raise ImagePrepError(f"{where}: not a decodable raster image ({why})") from None
+
+
+def orientations(grey: np.ndarray) -> list[tuple[str, np.ndarray]]:
+    """The eight flips/rotations of an image and their colour inversions (16 variants)."""
+    base = [
+        ("", grey),
+        ("mirrored", grey[:, ::-1]),
+        ("flipped", grey[::-1, :]),
+        ("rotated 180", grey[::-1, ::-1]),
+        ("rotated 90", np.rot90(grey, -1)),
+        ("rotated 270", np.rot90(grey, 1)),
+        ("transposed", grey.T),
+        ("anti-transposed", np.rot90(grey, 2).T),
+    ]
+    out = [(n, np.ascontiguousarray(g)) for n, g in base]
+    out += [((n + " " if n else "") + "inverted", 255 - g) for n, g in out]
+    return out
 
 
 # --------------------------------------------------------------------------------------------
@@ -379,7 +481,7 @@ class ReferenceScreen:
         self.work_h = max(int(round(rh * k)), 1)
         self._work = _prep(self._ref_grey, (self.work_w, self.work_h))
         self._assets_sha: set[str] = set()
-        self._assets_px: list[np.ndarray] = []
+        self._assets_px: list[tuple[tuple[int, int], np.ndarray]] = []
         if assets_dir is not None:
             self._load_assets(assets_dir)
 
@@ -393,14 +495,18 @@ class ReferenceScreen:
             data = p.read_bytes()
             self._assets_sha.add(hashlib.sha256(data).hexdigest())
             try:
-                self._assets_px.append(decode_rgb(data, str(p)))
+                grey, size = decode_work_grey(data, str(p))
             except ImagePrepError:
                 continue  # a non-image asset can still be approved by its bytes
+            self._assets_px.append((size, grey))
 
-    def _approved(self, sha: str, rgb: np.ndarray | None) -> bool:
+    def _approved(self, sha: str, decoded: tuple[np.ndarray, tuple[int, int]] | None) -> bool:
         if sha in self._assets_sha:
             return True
-        return rgb is not None and any(_pixels_equal(rgb, a) for a in self._assets_px)
+        if decoded is None:
+            return False
+        grey, size = decoded
+        return any(size == s and _pixels_equal(grey, a) for s, a in self._assets_px)
 
     # ---- correlation
 
@@ -450,56 +556,55 @@ class ReferenceScreen:
 
     # ---- public
 
-    def screen(self, pictures: Sequence[PictureBlob], slide_aspect: float = 4 / 3) -> ScreenResult:
+    def screen(
+        self,
+        pictures: Sequence[PictureBlob],
+        slide_aspect: float = 4 / 3,
+        budget: DecodeBudget | None = None,
+    ) -> ScreenResult:
         """Screen every image the slide draws; see the module docstring for what is caught.
 
         ``slide_aspect`` is the slide's width / height, used to lay pictures out on the tile
-        canvas (their boxes are in slide-frame fractions).
+        canvas (their boxes are in slide-frame fractions). ``budget`` bounds the pixels decoded
+        (default: a fresh :data:`MAX_PACKAGE_DECODE_PIXELS` budget).
         """
+        budget = budget if budget is not None else DecodeBudget()
         result = ScreenResult()
-        decoded: dict[str, np.ndarray | None] = {}
+        decoded: dict[str, tuple[np.ndarray, tuple[int, int]] | None] = {}
+        verdicts: dict[str, CopyFinding | None] = {}
         canvas_items: list[tuple[PictureBlob, np.ndarray]] = []
         for pic in pictures:
             sha = hashlib.sha256(pic.blob).hexdigest()
+            if sha == self._ref_sha and sha not in self._assets_sha:
+                result.findings.append(CopyFinding(pic.owner, "exact", 1.0))
+                continue
+            if pic.kind in ("svg", "emf", "wmf"):
+                result.vector.append(f"{pic.owner} [{pic.member}]")
+                continue
             if sha not in decoded:
                 try:
-                    decoded[sha] = decode_rgb(pic.blob, pic.member)
+                    decoded[sha] = decode_work_grey(pic.blob, pic.member, budget)
                 except ImagePrepError as exc:
                     decoded[sha] = None
                     reason = str(exc).split(": ", 1)[-1]
-                    if sha != self._ref_sha:
-                        result.unscreened.append(f"{pic.owner} [{pic.member}]: {reason}")
-            rgb = decoded[sha]
-            if self._approved(sha, rgb):
+                    result.unscreened.append(f"{pic.owner} [{pic.member}]: {reason}")
+            got = decoded[sha]
+            if self._approved(sha, got):
                 result.approved.append(pic.owner)
+                result.approved_members.append(pic.member)
                 continue
-            if sha == self._ref_sha:
-                result.findings.append(CopyFinding(pic.owner, "exact", 1.0))
+            if got is None:
                 continue
-            if rgb is None:
-                continue
-            grey = _grey(rgb)
-            canvas_items.append((pic, grey))
-            whole = self._whole_match(grey)
-            if whole >= MATCH_NCC:
-                checked = self._verify(grey, Box(x=0, y=0, w=1, h=1))
-                if checked.confirmed:
-                    result.findings.append(CopyFinding(pic.owner, "whole", checked.score))
-                    continue
-            if _corner_count(grey) >= MIN_CORNERS:
-                score, box = self._best_match(grey, min_area=MIN_CROP_AREA_FRACTION)
-                if score >= MATCH_NCC and box is not None:
-                    checked = self._verify(grey, box)
-                    if checked.confirmed:
-                        finding = CopyFinding(pic.owner, "crop", checked.score, box)
-                        result.findings.append(finding)
-                        continue
-            score, box = self._contains_match(grey)
-            if score >= MATCH_NCC and box is not None:
-                checked = _verify_region(grey, box, self._ref_grey)
-                if checked.confirmed:
-                    finding = CopyFinding(pic.owner, "contains", checked.score, None)
-                    result.findings.append(finding)
+            grey = got[0]
+            if pic.placed:
+                canvas_items.append((pic, grey))
+            if sha not in verdicts:
+                verdicts[sha] = self.screen_image(grey, pic.owner)
+            found = verdicts[sha]
+            if found is not None:
+                result.findings.append(
+                    CopyFinding(pic.owner, found.kind, found.score, found.region, found.how)
+                )
         flagged = {f.owner for f in result.findings}
         rest = [(p, g) for p, g in canvas_items if p.owner not in flagged]
         if len(rest) >= 2:
@@ -507,6 +612,34 @@ class ReferenceScreen:
             if tiled is not None:
                 result.findings.append(tiled)
         return result
+
+    def screen_image(
+        self, grey: np.ndarray, owner: str, *, all_orientations: bool = True
+    ) -> CopyFinding | None:
+        """Is the grey image a copy of the reference: whole (under any flip, rotation or colour
+        inversion when ``all_orientations``, else as drawn or inverted), a crop of it, or
+        containing it? The first confirmed finding, or None."""
+        variants = orientations(grey)
+        if not all_orientations:
+            variants = [v for v in variants if v[0] in ("", "inverted")]
+        for how, g in variants:
+            if self._whole_match(g) >= MATCH_NCC:
+                checked = self._verify(g, Box(x=0, y=0, w=1, h=1))
+                if checked.confirmed:
+                    return CopyFinding(owner, "whole", checked.score, None, how)
+        for how, g in ((n, v) for n, v in variants if n in ("", "inverted")):
+            if _corner_count(g) >= MIN_CORNERS:
+                score, box = self._best_match(g, min_area=MIN_CROP_AREA_FRACTION)
+                if score >= MATCH_NCC and box is not None:
+                    checked = self._verify(g, box)
+                    if checked.confirmed:
+                        return CopyFinding(owner, "crop", checked.score, box, how)
+            score, box = self._contains_match(g)
+            if score >= MATCH_NCC and box is not None:
+                checked = _verify_region(g, box, self._ref_grey)
+                if checked.confirmed:
+                    return CopyFinding(owner, "contains", checked.score, None, how)
+        return None
 
     def _screen_tiles(
         self, items: list[tuple[PictureBlob, np.ndarray]], slide_aspect: float
@@ -540,7 +673,9 @@ class ReferenceScreen:
             canvas[max(y0, 0) : y1, max(x0, 0) : x1] = patch[
                 max(-y0, 0) : y1 - y0, max(-x0, 0) : x1 - x0
             ]
-        owners = ", ".join(p.owner for p, _ in items)
+        owners = ", ".join(p.owner for p, _ in items[:MAX_OWNERS_NAMED])
+        if len(items) > MAX_OWNERS_NAMED:
+            owners += f" and {len(items) - MAX_OWNERS_NAMED} more"
         whole = self._whole_match(canvas)
         full = Box(x=0, y=0, w=1, h=1)
         if whole >= MATCH_NCC:

@@ -19,14 +19,18 @@ from typing import Any
 
 import numpy as np
 
-from judge.artifact.copydetect import ReferenceScreen
+from judge.artifact import pictures as picture_parts
+from judge.artifact.copydetect import DecodeBudget, ReferenceScreen, ScreenResult
 from judge.artifact.ooxml import LoadedSlide, load_slide
 from judge.artifact.package import Relationship, SafePackage, open_package
+from judge.artifact.parts import DeckParts
+from judge.artifact.renderscreen import RenderPictures, pictures_only_deck, screen_render
 from judge.errors import (
     ImagePrepError,
     PackageError,
     PackageStructureError,
     RenderError,
+    RendererUnavailable,
     UnsafePackageError,
 )
 from judge.render.prepare import border_background, content_box, load_rgb
@@ -50,7 +54,13 @@ for the diagram ("a picture covering most of the canvas")."""
 SCREEN_CACHE_SIZE = 8
 """Prepared reference screens kept in memory (a few tasks' references, ~0.5 MB each)."""
 MAX_LISTED = 8
-"""Most offenders named in one check's detail (the parts list keeps them all)."""
+"""Most offenders named in one check's detail."""
+MAX_PARTS_LISTED = 50
+"""Most offenders kept in a check's ``parts`` list (the rest are counted): a deck with 1,500
+off-slide shapes must not make a 12 MB report."""
+MAX_STAGE0_SECONDS = 60.0
+"""Stage 0's time limit for one candidate (the render screen's own render excluded): past it no
+more pictures are decoded and the deck fails ``fully_screened``."""
 
 Render = Callable[[Path], RenderResult]
 
@@ -87,7 +97,11 @@ def _ok(name: str, detail: str) -> CheckResult:
 
 
 def _fail(name: str, detail: str, parts: list[str] | None = None) -> CheckResult:
-    return CheckResult(name=name, passed=False, detail=detail, parts=parts or [])
+    listed = list(parts or [])
+    if len(listed) > MAX_PARTS_LISTED:
+        more = len(listed) - MAX_PARTS_LISTED
+        listed = [*listed[:MAX_PARTS_LISTED], f"... and {more} more"]
+    return CheckResult(name=name, passed=False, detail=detail, parts=listed)
 
 
 def _skip(name: str, why: str, passed: bool = False) -> CheckResult:
@@ -112,10 +126,12 @@ def audit_objects(loaded: LoadedSlide) -> ObjectAudit:
     """Counts of the first slide's objects; group members count by their own type.
 
     Placeholders count as text boxes (and as editable) when they hold text; empty placeholders
-    render nothing and count as ``other``.
+    render nothing and count as ``other``. Only *drawn* editable objects (visible ink, large
+    enough, on the slide: :func:`judge.artifact.ooxml.load_slide`) count as components.
     """
     audit = ObjectAudit()
-    for obj in loaded.tree.objects:
+    drawn = loaded.drawn or [True] * len(loaded.tree.objects)
+    for obj, ink in zip(loaded.tree.objects, drawn, strict=False):
         t = obj.type
         if t == "text_box" or (t == "placeholder" and obj.text.strip()):
             audit.text_boxes += 1
@@ -136,7 +152,10 @@ def audit_objects(loaded: LoadedSlide) -> ObjectAudit:
         else:
             audit.other += 1
         if t in EDITABLE_TYPES or (t == "placeholder" and obj.text.strip()):
-            audit.editable_components += 1
+            if ink:
+                audit.editable_components += 1
+            else:
+                audit.undrawn_components += 1
     area = 0.0
     for pic in loaded.pictures:
         if pic.is_picture_shape:
@@ -180,7 +199,8 @@ class _Index:
     relationships: list[Relationship]
 
     @classmethod
-    def of(cls, pkg: SafePackage) -> _Index:
+    def of(cls, parts: DeckParts) -> _Index:
+        pkg = parts.pkg
         members = [(m, (pkg.content_type(m) or "").lower()) for m in pkg.names]
         rels: list[Relationship] = []
         for part in pkg.rels_parts():
@@ -216,7 +236,7 @@ def _scan(
     return found
 
 
-def _check_fonts(pkg: SafePackage, index: _Index) -> CheckResult:
+def _check_fonts(parts: DeckParts, index: _Index) -> CheckResult:
     name = "no_embedded_fonts"
     found = _scan(
         index,
@@ -226,16 +246,15 @@ def _check_fonts(pkg: SafePackage, index: _Index) -> CheckResult:
         extensions=FONT_EXTENSIONS,
         exclude_ct=("fonttable",),
     )
-    root = pkg.xml(pkg.main_part)
-    lst = root.find(f"{P_NS}embeddedFontLst")
+    lst = parts.xml(parts.presentation).find(f"{P_NS}embeddedFontLst")
     if lst is not None and len(lst):
-        found.append(f"{pkg.main_part}: embeddedFontLst with {len(lst)} font(s)")
+        found.append(f"{parts.presentation}: embeddedFontLst with {len(lst)} font(s)")
     if found:
         return _fail(name, f"embedded fonts: {_listing(found)}", found)
     return _ok(name, "no embedded font parts or font list")
 
 
-def _check_embedded(pkg: SafePackage, index: _Index, related: list[str]) -> CheckResult:
+def _check_embedded(parts: DeckParts, index: _Index) -> CheckResult:
     name = "no_embedded_objects"
     found = _scan(
         index,
@@ -253,16 +272,14 @@ def _check_embedded(pkg: SafePackage, index: _Index, related: list[str]) -> Chec
         and "activex" not in f.lower()
         and "printersettings" not in f.lower()
     ]
-    for part in related:
-        root = pkg.xml(part)
-        if root.find(f".//{P_NS}oleObj") is not None:
-            found.append(f"{part}: p:oleObj element")
+    for part, local in parts.find_elements(frozenset({"oleObj", "embed"})):
+        found.append(f"{part}: p:{local} element")
     if found:
         return _fail(name, f"embedded objects/attachments: {_listing(found)}", found)
     return _ok(name, "no OLE objects, packages or attachments")
 
 
-def _check_activex(pkg: SafePackage, index: _Index, related: list[str]) -> CheckResult:
+def _check_activex(parts: DeckParts, index: _Index) -> CheckResult:
     name = "no_activex"
     found = _scan(
         index,
@@ -270,10 +287,8 @@ def _check_activex(pkg: SafePackage, index: _Index, related: list[str]) -> Check
         ct_markers=ACTIVEX_CONTENT_MARKERS,
         prefixes=ACTIVEX_PREFIXES,
     )
-    for part in related:
-        root = pkg.xml(part)
-        if root.find(f".//{P_NS}control") is not None:
-            found.append(f"{part}: p:control element")
+    for part, local in parts.find_elements(frozenset({"control"})):
+        found.append(f"{part}: p:{local} element")
     if found:
         return _fail(name, f"ActiveX controls: {_listing(found)}", found)
     return _ok(name, "no ActiveX controls")
@@ -313,10 +328,16 @@ def _check_editable(audit: ObjectAudit) -> CheckResult:
     )
     if n >= MIN_EDITABLE_COMPONENTS:
         return _ok("editable_components", f"{n} native editable components ({counts})")
+    undrawn = ""
+    if audit.undrawn_components:
+        undrawn = (
+            f"; {audit.undrawn_components} more draw no visible ink, are too small or lie off "
+            "the slide"
+        )
     return _fail(
         "editable_components",
-        f"only {n} native editable components, at least {MIN_EDITABLE_COMPONENTS} required "
-        f"({counts}; {audit.pictures} pictures do not count)",
+        f"only {n} drawn native editable components, at least {MIN_EDITABLE_COMPONENTS} "
+        f"required ({counts}; {audit.pictures} pictures do not count{undrawn})",
     )
 
 
@@ -355,27 +376,23 @@ def _check_bounds(loaded: LoadedSlide) -> CheckResult:
 
 
 def _check_reference_copy(
-    loaded: LoadedSlide, reference: Path | None, assets_dir: Path | None
+    loaded: LoadedSlide, reference: Path | None, result: ScreenResult | None
 ) -> CheckResult:
     name = "no_reference_copy"
-    tree = loaded.tree
-    aspect = tree.slide_width_pt / tree.slide_height_pt if tree.slide_height_pt else 4 / 3
     problems: list[str] = []
     notes: list[str] = []
     approved: set[str] = set()
-    if reference is not None and loaded.pictures:
-        screen = reference_screen(reference, assets_dir)
-        result = screen.screen(loaded.pictures, aspect)
+    if result is not None:
         problems.extend(f.describe() for f in result.findings)
         approved = set(result.approved)
         if result.approved:
             notes.append(f"{len(result.approved)} approved asset(s)")
-        if result.unscreened:
-            notes.append(f"not decodable, not screened: {_listing(result.unscreened)}")
+        if result.vector:
+            notes.append(f"{len(result.vector)} vector image(s), screened by the render")
     for pic in loaded.pictures:
         # Pictures, picture fills and the background of the slide itself; template artwork of
         # the layout/master is screened for copies above but not held to the coverage rule.
-        if not pic.on_slide or pic.owner in approved:
+        if not pic.on_slide or not pic.placed or pic.owner in approved:
             continue
         frac = _clipped_area(pic.bbox.x, pic.bbox.y, pic.bbox.w, pic.bbox.h)
         if frac > MAX_PICTURE_CANVAS_FRACTION:
@@ -393,6 +410,68 @@ def _check_reference_copy(
     if notes:
         detail += " (" + "; ".join(notes) + ")"
     return _ok(name, detail)
+
+
+def _check_fully_screened(
+    loaded: LoadedSlide, problems: list[str], result: ScreenResult | None
+) -> CheckResult:
+    """Fail closed: a walk that stopped early, an image that cannot be screened (a vector image
+    with an external reference or an embedded bitmap, an undecodable or over-budget raster, too
+    many pictures) makes the deck invalid."""
+    name = "fully_screened"
+    found = list(loaded.truncated) + list(problems)
+    if result is not None:
+        found.extend(f"{u} (not screened)" for u in result.unscreened)
+    if found:
+        return _fail(
+            name, f"not everything the slide draws could be screened: {_listing(found)}", found
+        )
+    return _ok(
+        name,
+        f"walked all {len(loaded.tree.objects)} shapes and {len(loaded.pictures)} image(s) "
+        "drawn with the slide",
+    )
+
+
+def _check_rendered_copy(
+    parts: DeckParts,
+    screen: ReferenceScreen | None,
+    result: ScreenResult | None,
+    render_pictures: RenderPictures | None,
+    earlier: list[CheckResult],
+) -> CheckResult:
+    """Render the deck with only its pictures and screen what LibreOffice drew."""
+    name = "no_rendered_copy"
+    if not picture_parts.has_picture_parts(parts):
+        return _ok(name, "no picture-bearing part (no media, picture fill, SVG or EMF)")
+    if screen is None:
+        return _skip(name, "no reference given", passed=True)
+    if render_pictures is None:
+        return _skip(name, "not rendered (--no-render)", passed=True)
+    if any(not c.passed for c in earlier):
+        return _skip(name, "not rendered: the package screen already failed the deck")
+    masked = set(result.approved_members) if result is not None else set()
+    deck = pictures_only_deck(parts, masked)
+    t0 = time.perf_counter()
+    try:
+        png = render_pictures(deck)
+    except RenderError as exc:
+        return _fail(name, f"the picture-only deck could not be rendered: {exc}")
+    outcome = screen_render(png, screen)
+    secs = time.perf_counter() - t0
+    if outcome.finding is not None:
+        return _fail(
+            name,
+            f"what LibreOffice draws from the deck's pictures copies the reference: "
+            f"{outcome.finding.describe()}",
+            [outcome.finding.owner],
+        )
+    return _ok(
+        name,
+        f"picture-only render ({outcome.width_px}x{outcome.height_px} px, "
+        f"{outcome.drawn_fraction:.0%} drawn, {len(masked)} asset(s) masked) copies nothing "
+        f"of the reference ({secs:.2f} s)",
+    )
 
 
 def reference_screen(reference: Path, assets_dir: Path | None = None) -> ReferenceScreen:
@@ -458,21 +537,57 @@ def validate(
     reference: Path | None = None,
     assets_dir: Path | None = None,
     render: Render | None = None,
+    render_pictures: RenderPictures | None = None,
 ) -> ArtifactReport:
     """Run every Stage 0 check on ``pptx``; see the module docstring.
 
     ``reference``: the task's reference PNG (pictures are screened against it); ``assets_dir``:
     approved task assets; ``render``: renders the deck (returns a RenderResult or raises
-    RenderError), None to skip the renders check (reported as skipped, passed).
-    Raises PackageError when the file cannot be checked at all (missing, unreadable), and
-    ImagePrepError when the reference itself is unreadable.
+    RenderError), None to skip the renders check (reported as skipped, passed);
+    ``render_pictures``: renders deck bytes to PNG bytes for the picture-only render screen
+    (None: ``no_rendered_copy`` is skipped, passed).
+
+    Any failure while checking the candidate's own file makes it invalid (a check fails and
+    names why); nothing the file holds makes this raise. Raises ImagePrepError when the
+    reference itself is unreadable and RendererUnavailable when the renderer cannot run.
     """
     t0 = time.perf_counter()
     pptx = Path(pptx)
+    screen = reference_screen(reference, assets_dir) if reference is not None else None
+    try:
+        return _validate(pptx, reference, screen, render, render_pictures, t0)
+    except (ImagePrepError, RendererUnavailable):
+        raise
+    except (Exception, RecursionError) as exc:  # noqa: BLE001 - the candidate's file is at fault
+        return failed_report(pptx, f"could not be checked ({type(exc).__name__}: {exc})", t0)
+
+
+def failed_report(pptx: Path, why: str, t0: float | None = None) -> ArtifactReport:
+    """The invalid report of a candidate whose checking failed outright: ``opens`` fails with
+    ``why`` and every other check is skipped."""
+    checks = [_fail("opens", _reason_text(why, pptx))]
+    checks += [_skip(n, "not checked: the file did not open") for n in CHECK_NAMES[1:]]
+    secs = round(time.perf_counter() - t0, 4) if t0 is not None else 0.0
+    return ArtifactReport(path=str(pptx), valid=False, checks=checks, seconds=secs)
+
+
+def _reason_text(msg: str, pptx: Path) -> str:
+    prefix = f"{pptx}:"
+    return msg[len(prefix) :].strip() if msg.startswith(prefix) else msg
+
+
+def _validate(
+    pptx: Path,
+    reference: Path | None,
+    screen: ReferenceScreen | None,
+    render: Render | None,
+    render_pictures: RenderPictures | None,
+    t0: float,
+) -> ArtifactReport:
     if not pptx.exists():
-        raise PackageError(f"{pptx}: no such file")
+        return failed_report(pptx, f"{pptx}: no such file", t0)
     if not pptx.is_file():
-        raise PackageError(f"{pptx}: not a regular file")
+        return failed_report(pptx, f"{pptx}: not a regular file", t0)
     checks: dict[str, CheckResult] = {}
     pkg: SafePackage | None = None
     loaded: LoadedSlide | None = None
@@ -494,41 +609,14 @@ def validate(
         checks["opens"] = _fail("opens", _reason(exc, pptx))
         checks.setdefault("safe_to_read", _ok("safe_to_read", "members within bounds"))
     except PackageError as exc:
-        if not pptx.exists():
-            raise
         checks["opens"] = _fail("opens", _reason(exc, pptx))
         checks["safe_to_read"] = _skip("safe_to_read", "not checked: the file did not open")
-    if pkg is not None and loaded is not None:
-        audit = audit_objects(loaded)
-        p, ld = pkg, loaded
-        index: _Index | None = None
-
-        def idx() -> _Index:
-            nonlocal index
-            if index is None:
-                index = _Index.of(p)
-            return index
-
-        runs: dict[str, Callable[[], CheckResult]] = {
-            "one_slide": lambda: _check_one_slide(ld),
-            "editable_components": lambda: _check_editable(audit),
-            "no_external_relationships": lambda: _check_external(idx()),
-            "no_embedded_fonts": lambda: _check_fonts(p, idx()),
-            "no_embedded_objects": lambda: _check_embedded(p, idx(), ld.related_parts),
-            "no_activex": lambda: _check_activex(p, idx(), ld.related_parts),
-            "no_macros": lambda: _check_macros(p, idx()),
-            "object_bounds": lambda: _check_bounds(ld),
-            "no_reference_copy": lambda: _check_reference_copy(ld, reference, assets_dir),
-        }
-        for name, run in runs.items():
-            try:
-                checks[name] = run()
-            except PackageError as exc:  # a part the check needs is malformed or hostile
-                checks[name] = _fail(name, f"could not be checked: {_reason(exc, pptx)}")
-        if checks["safe_to_read"].passed:
-            checks["renders"] = _check_render(pptx, render)
+    if pkg is not None and loaded is not None and loaded.parts is not None:
+        _run_checks(
+            checks, pptx, loaded, loaded.parts, reference, screen, render, render_pictures, t0
+        )
         tree = loaded.tree
-        report_audit: ObjectAudit | None = audit
+        report_audit: ObjectAudit | None = audit_objects(loaded)
         width, height = tree.slide_width_pt, tree.slide_height_pt
     else:
         why = "not checked: the file did not open"
@@ -547,8 +635,60 @@ def validate(
     )
 
 
+def _run_checks(
+    checks: dict[str, CheckResult],
+    pptx: Path,
+    loaded: LoadedSlide,
+    parts: DeckParts,
+    reference: Path | None,
+    screen: ReferenceScreen | None,
+    render: Render | None,
+    render_pictures: RenderPictures | None,
+    t0: float,
+) -> None:
+    problems = loaded.picture_problems
+    audit = audit_objects(loaded)
+    index = _Index.of(parts)
+    result: ScreenResult | None = None
+    if screen is not None and loaded.pictures and not problems:
+        budget = DecodeBudget(
+            deadline=time.monotonic() + MAX_STAGE0_SECONDS - (time.perf_counter() - t0)
+        )
+        result = screen.screen(loaded.pictures, _aspect(loaded), budget)
+    runs: dict[str, Callable[[], CheckResult]] = {
+        "one_slide": lambda: _check_one_slide(loaded),
+        "editable_components": lambda: _check_editable(audit),
+        "no_external_relationships": lambda: _check_external(index),
+        "no_embedded_fonts": lambda: _check_fonts(parts, index),
+        "no_embedded_objects": lambda: _check_embedded(parts, index),
+        "no_activex": lambda: _check_activex(parts, index),
+        "no_macros": lambda: _check_macros(parts.pkg, index),
+        "object_bounds": lambda: _check_bounds(loaded),
+        "no_reference_copy": lambda: _check_reference_copy(loaded, reference, result),
+        "fully_screened": lambda: _check_fully_screened(loaded, problems, result),
+    }
+    for name, run in runs.items():
+        try:
+            checks[name] = run()
+        except PackageError as exc:  # a part the check needs is malformed or hostile
+            checks[name] = _fail(name, f"could not be checked: {_reason(exc, pptx)}")
+    screened = [
+        checks["no_reference_copy"],
+        checks["fully_screened"],
+        checks["no_external_relationships"],
+    ]
+    checks["no_rendered_copy"] = _check_rendered_copy(
+        parts, screen, result, render_pictures if checks["safe_to_read"].passed else None, screened
+    )
+    if checks["safe_to_read"].passed:
+        checks["renders"] = _check_render(pptx, render)
+
+
+def _aspect(loaded: LoadedSlide) -> float:
+    tree = loaded.tree
+    return tree.slide_width_pt / tree.slide_height_pt if tree.slide_height_pt else 4 / 3
+
+
 def _reason(exc: Exception, pptx: Path) -> str:
     """The error message without the leading file path (the report already names the file)."""
-    msg = str(exc)
-    prefix = f"{pptx}:"
-    return msg[len(prefix) :].strip() if msg.startswith(prefix) else msg
+    return _reason_text(str(exc), pptx)

@@ -1,22 +1,20 @@
 """The one adapter from PPTX/OOXML to our object tree: the only module that sees EMU or XML.
 
 Everything leaves here in slide-frame fractions (0-1 of the slide width/height), points or
-degrees. Packages are opened through :mod:`judge.artifact.package` first (bounded, DTD-free);
-python-pptx then reads the already-vetted bytes (its parser does not resolve entities).
+degrees. Packages are opened through :mod:`judge.artifact.package` (bounded, DTD-free) and
+resolved once through :mod:`judge.artifact.parts` (the real slide part, its layout, master and
+theme, by relationships); styles and colours come from :mod:`judge.artifact.style`; the images a
+slide draws are collected by :mod:`judge.artifact.pictures`.
 
-Colours are resolved through the shape's own ``p:style`` references and the theme (scheme
-colours, the master's colour map, ``lumMod``/``lumOff``/``tint``/``shade``), so a python-pptx
-autoshape with no explicit fill reports the accent colour it is drawn with. Values inherited
-from a layout or master placeholder are not resolved (they stay None).
+Besides the tree, the walk decides which objects are *drawn*: visible ink (a fill, an outline
+or text in a colour that differs from what is under it) with a drawn extent of at least
+:data:`MIN_DRAWN_EXTENT` of the slide's shorter side, on the slide, not hidden.
 """
 
 from __future__ import annotations
 
-import colorsys
 import functools
-import io
 import math
-import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -24,19 +22,22 @@ from pathlib import Path
 from lxml import etree
 
 from judge.artifact.package import SafePackage, open_package, parse_xml
+from judge.artifact.parts import DeckParts, resolve_parts
+from judge.artifact.pictures import PictureBlob, collect
+from judge.artifact.style import (
+    MC,
+    A,
+    P,
+    Paint,
+    Theme,
+    background_rgb,
+    read_theme,
+    shape_style,
+    text_style,
+    to_int,
+)
 from judge.errors import PackageError, PackageStructureError
 from judge.schema import Box, ObjectTree, ObjectType, SlideObject
-
-NS = {
-    "p": "http://schemas.openxmlformats.org/presentationml/2006/main",
-    "a": "http://schemas.openxmlformats.org/drawingml/2006/main",
-    "r": "http://schemas.openxmlformats.org/officeDocument/2006/relationships",
-    "mc": "http://schemas.openxmlformats.org/markup-compatibility/2006",
-}
-P = f"{{{NS['p']}}}"
-A = f"{{{NS['a']}}}"
-R = f"{{{NS['r']}}}"
-MC = f"{{{NS['mc']}}}"
 
 EMU_PER_PT = 12700
 """English Metric Units per point."""
@@ -45,28 +46,27 @@ DEFAULT_SLIDE_EMU = (9144000, 6858000)
 ANGLE_UNITS_PER_DEGREE = 60000
 """OOXML angles are in 60,000ths of a degree."""
 MAX_SHAPES = 5000
-"""Most shapes walked on one slide (a fuzzed slide can nest absurdly; diagrams have < 500)."""
+"""Most shapes walked on one slide (a fuzzed slide can nest absurdly; diagrams have < 500).
+A longer walk stops and the deck fails ``fully_screened``."""
 MAX_GROUP_DEPTH = 32
-"""Deepest group nesting followed."""
+"""Deepest group nesting followed (deeper fails ``fully_screened``)."""
+MIN_DRAWN_EXTENT = 0.01
+"""Smallest drawn extent (the longer side of the drawn box) of a counted component, as a
+fraction of the slide's shorter side."""
+MAX_REQUESTED_FONTS = 64
+"""Most font families recorded for render provenance (deduplicated, rendered parts only)."""
+KNOWN_MC_REQUIRES = frozenset(
+    {"p14", "p15", "p159", "a14", "a15", "a16", "v", "o", "x12ac", "w14", "wps", "wpg", "c14"}
+)
+"""``mc:Choice Requires`` prefixes LibreOffice's importer understands (it draws that branch);
+for any other the ``mc:Fallback`` is drawn."""
 
 TABLE_URI = "http://schemas.openxmlformats.org/drawingml/2006/table"
 CHART_URI = "http://schemas.openxmlformats.org/drawingml/2006/chart"
 SHAPE_TAGS = {P + "sp", P + "grpSp", P + "graphicFrame", P + "cxnSp", P + "pic", P + "contentPart"}
 LINE_PRESETS = frozenset({"line", "lineInv"})
 """Preset geometries of a ``p:sp`` that draw a straight line."""
-PRESET_COLOURS = {
-    "black": "000000",
-    "white": "FFFFFF",
-    "red": "FF0000",
-    "green": "008000",
-    "blue": "0000FF",
-    "yellow": "FFFF00",
-    "gray": "808080",
-    "grey": "808080",
-    "orange": "FFA500",
-}
-"""The few ``a:prstClr`` names worth resolving; others stay None."""
-CLR_MAP_DEFAULT = {"bg1": "lt1", "tx1": "dk1", "bg2": "lt2", "tx2": "dk2"}
+PLACEHOLDER_TYPE_ALIASES = {"ctrTitle": "title", "subTitle": "body", "obj": "body"}
 
 
 # --------------------------------------------------------------------------------------------
@@ -74,20 +74,20 @@ CLR_MAP_DEFAULT = {"bg1": "lt1", "tx1": "dk1", "bg2": "lt2", "tx2": "dk2"}
 
 
 @dataclass(frozen=True)
-class PictureBlob:
-    """A raster (or vector) image drawn on the slide, for the reference-copy screen."""
+class Placement:
+    """Where a shape of a part draws one image relationship."""
 
+    part: str
+    """The part whose relationship the ``r:embed`` names."""
+    rid: str
     owner: str
-    """Who draws it: ``"Picture 3" (id 4)``, ``slide background``, ``layout shape ...``."""
+    """``"Picture 3" (id 4)``, ``slide background``, ``layout shape ...``."""
     object_id: int | None
     bbox: Box
-    """Slide frame (0-1 fractions): where it is drawn (background: the whole slide)."""
-    member: str
-    """The package member holding the image bytes."""
-    blob: bytes
+    """Slide frame (0-1 fractions); the background: the whole slide."""
     is_picture_shape: bool
-    """True for a ``p:pic`` on the slide itself (counted in the audit's picture area)."""
-    on_slide: bool = True
+    """A ``p:pic`` on the slide itself (counted in the audit's picture area)."""
+    on_slide: bool
     """False for images drawn by the slide's layout or master (template artwork)."""
 
 
@@ -98,147 +98,27 @@ class LoadedSlide:
     tree: ObjectTree
     slide_count: int
     slide_part: str | None
+    parts: DeckParts | None = None
+    placements: list[Placement] = field(default_factory=list)
+    drawn: list[bool] = field(default_factory=list)
+    """Per object of ``tree.objects``: does it draw visible ink on the slide."""
+    truncated: list[str] = field(default_factory=list)
+    """Why the walk stopped early (fails ``fully_screened``); empty when complete."""
     pictures: list[PictureBlob] = field(default_factory=list)
-    related_parts: list[str] = field(default_factory=list)
-    """Slide, layout and master parts of the rendered slide."""
+    """Every image drawn with the slide (:func:`judge.artifact.pictures.collect`)."""
+    picture_problems: list[str] = field(default_factory=list)
+    """Images that cannot be screened (fail ``fully_screened``), described."""
+
+    @property
+    def related_parts(self) -> list[str]:
+        """Slide, layout and master parts of the rendered slide."""
+        if self.parts is None:
+            return []
+        return [p for p in (self.slide_part, self.parts.layout, self.parts.master) if p]
 
 
 # --------------------------------------------------------------------------------------------
-# Theme
-
-
-@dataclass
-class _Theme:
-    colours: dict[str, str] = field(default_factory=dict)
-    major_latin: str = ""
-    minor_latin: str = ""
-    major_ea: str = ""
-    minor_ea: str = ""
-    major_cs: str = ""
-    minor_cs: str = ""
-    line_widths_emu: list[int] = field(default_factory=list)
-    effect_shadow: list[bool] = field(default_factory=list)
-    clr_map: dict[str, str] = field(default_factory=lambda: dict(CLR_MAP_DEFAULT))
-
-    def font(self, typeface: str) -> str:
-        """Resolve ``+mj-lt``/``+mn-lt`` (and -ea/-cs) to the theme's families."""
-        table = {
-            "+mj-lt": self.major_latin,
-            "+mn-lt": self.minor_latin,
-            "+mj-ea": self.major_ea,
-            "+mn-ea": self.minor_ea,
-            "+mj-cs": self.major_cs,
-            "+mn-cs": self.minor_cs,
-        }
-        return table.get(typeface, typeface)
-
-
-def _read_theme(theme_root: etree._Element | None, master_root: etree._Element | None) -> _Theme:
-    theme = _Theme()
-    if theme_root is not None:
-        scheme = theme_root.find(f"{A}themeElements/{A}clrScheme")
-        if scheme is not None:
-            for slot in scheme:
-                if not isinstance(slot.tag, str):
-                    continue
-                name = etree.QName(slot).localname
-                rgb = _plain_colour(slot)
-                if rgb:
-                    theme.colours[name] = rgb
-        fonts = theme_root.find(f"{A}themeElements/{A}fontScheme")
-        if fonts is not None:
-            for which in ("major", "minor"):
-                for script in ("latin", "ea", "cs"):
-                    el = fonts.find(f"{A}{which}Font/{A}{script}")
-                    if el is not None:
-                        setattr(theme, f"{which}_{script}", el.get("typeface", "") or "")
-        fmt = theme_root.find(f"{A}themeElements/{A}fmtScheme")
-        if fmt is not None:
-            for ln in fmt.findall(f"{A}lnStyleLst/{A}ln"):
-                theme.line_widths_emu.append(_int(ln.get("w"), 0))
-            for eff in fmt.findall(f"{A}effectStyleLst/{A}effectStyle"):
-                theme.effect_shadow.append(eff.find(f".//{A}outerShdw") is not None)
-    if master_root is not None:
-        cmap = master_root.find(f"{P}clrMap")
-        if cmap is not None:
-            theme.clr_map.update({k: v for k, v in cmap.attrib.items() if isinstance(k, str)})
-    return theme
-
-
-def _plain_colour(slot: etree._Element) -> str | None:
-    """The RRGGBB of a theme colour slot (``a:srgbClr`` or ``a:sysClr/@lastClr``)."""
-    for child in slot:
-        if child.tag == A + "srgbClr":
-            return _rgb(child.get("val"))
-        if child.tag == A + "sysClr":
-            return _rgb(child.get("lastClr"))
-    return None
-
-
-# --------------------------------------------------------------------------------------------
-# Small readers
-
-
-def _int(value: str | None, default: int) -> int:
-    try:
-        return int(value) if value is not None else default
-    except ValueError:
-        return default
-
-
-def _rgb(value: str | None) -> str | None:
-    if value and len(value) == 6:
-        try:
-            int(value, 16)
-        except ValueError:
-            return None
-        return value.upper()
-    return None
-
-
-def _apply_mods(rgb: str, colour_el: etree._Element) -> str:
-    """Apply ``lumMod``/``lumOff``/``tint``/``shade`` children (1/1000 of a percent units)."""
-    r, g, b = (int(rgb[i : i + 2], 16) / 255.0 for i in (0, 2, 4))
-    for mod in colour_el:
-        if not isinstance(mod.tag, str):
-            continue
-        name = etree.QName(mod).localname
-        val = _int(mod.get("val"), 100000) / 100000.0
-        if name in ("lumMod", "lumOff"):
-            h, lum, s = colorsys.rgb_to_hls(r, g, b)
-            lum = lum * val if name == "lumMod" else lum + val
-            r, g, b = colorsys.hls_to_rgb(h, min(max(lum, 0.0), 1.0), s)
-        elif name == "shade":
-            r, g, b = r * val, g * val, b * val
-        elif name == "tint":
-            r, g, b = (c + (1.0 - c) * (1.0 - val) for c in (r, g, b))
-    return "".join(f"{round(min(max(c, 0.0), 1.0) * 255):02X}" for c in (r, g, b))
-
-
-def _colour(holder: etree._Element | None, theme: _Theme) -> str | None:
-    """The RRGGBB colour held by ``a:solidFill`` / ``a:fillRef`` / ``a:lnRef`` / ``a:fontRef``."""
-    if holder is None:
-        return None
-    for el in holder:
-        tag = el.tag
-        rgb: str | None = None
-        if tag == A + "srgbClr":
-            rgb = _rgb(el.get("val"))
-        elif tag == A + "schemeClr":
-            name = el.get("val", "")
-            name = theme.clr_map.get(name, name)
-            rgb = theme.colours.get(name)
-        elif tag == A + "sysClr":
-            rgb = _rgb(el.get("lastClr"))
-        elif tag == A + "prstClr":
-            rgb = PRESET_COLOURS.get(el.get("val", ""))
-        elif tag == A + "scrgbClr":
-            parts = [_int(el.get(k), 0) / 100000.0 for k in ("r", "g", "b")]
-            rgb = "".join(f"{round(min(max(c, 0.0), 1.0) * 255):02X}" for c in parts)
-        else:
-            continue
-        return _apply_mods(rgb, el) if rgb else None
-    return None
+# Geometry
 
 
 def _cnvpr(shape: etree._Element) -> etree._Element | None:
@@ -291,7 +171,10 @@ class _Affine:
         return math.hypot(self.b, self.d)
 
 
-def _frame(xfrm: etree._Element | None) -> tuple[float, float, float, float] | None:
+Frame = tuple[float, float, float, float]
+
+
+def _frame(xfrm: etree._Element | None) -> Frame | None:
     if xfrm is None:
         return None
     off = xfrm.find(f"{A}off")
@@ -299,10 +182,10 @@ def _frame(xfrm: etree._Element | None) -> tuple[float, float, float, float] | N
     if off is None or ext is None:
         return None
     return (
-        float(_int(off.get("x"), 0)),
-        float(_int(off.get("y"), 0)),
-        float(_int(ext.get("cx"), 0)),
-        float(_int(ext.get("cy"), 0)),
+        float(to_int(off.get("x"), 0)),
+        float(to_int(off.get("y"), 0)),
+        float(to_int(ext.get("cx"), 0)),
+        float(to_int(ext.get("cy"), 0)),
     )
 
 
@@ -316,22 +199,25 @@ def _group_affine(grp: etree._Element) -> _Affine:
     ox, oy, ex, ey = outer
     ch_off = xfrm.find(f"{A}chOff")
     ch_ext = xfrm.find(f"{A}chExt")
-    cx = float(_int(ch_off.get("x"), 0)) if ch_off is not None else ox
-    cy = float(_int(ch_off.get("y"), 0)) if ch_off is not None else oy
-    cw = float(_int(ch_ext.get("cx"), 0)) if ch_ext is not None else ex
-    chh = float(_int(ch_ext.get("cy"), 0)) if ch_ext is not None else ey
+    cx = float(to_int(ch_off.get("x"), 0)) if ch_off is not None else ox
+    cy = float(to_int(ch_off.get("y"), 0)) if ch_off is not None else oy
+    cw = float(to_int(ch_ext.get("cx"), 0)) if ch_ext is not None else ex
+    chh = float(to_int(ch_ext.get("cy"), 0)) if ch_ext is not None else ey
     sx = ex / cw if cw else 1.0
     sy = ey / chh if chh else 1.0
     placed = _Affine(a=sx, d=sy, tx=ox - cx * sx, ty=oy - cy * sy)
     gx, gy = ox + ex / 2.0, oy + ey / 2.0
     fx = -1.0 if xfrm.get("flipH") in ("1", "true") else 1.0
     fy = -1.0 if xfrm.get("flipV") in ("1", "true") else 1.0
-    theta = math.radians(_int(xfrm.get("rot"), 0) / ANGLE_UNITS_PER_DEGREE)
+    theta = math.radians(to_int(xfrm.get("rot"), 0) / ANGLE_UNITS_PER_DEGREE)
     cos, sin = math.cos(theta), math.sin(theta)
-    # about the centre: p -> g + R F (p - g)
     a, b, c, d = cos * fx, -sin * fy, sin * fx, cos * fy
     about = _Affine(a, b, c, d, gx - (a * gx + b * gy), gy - (c * gx + d * gy))
     return about.then(placed)
+
+
+# --------------------------------------------------------------------------------------------
+# Text and classification
 
 
 def _paragraph_text(p_el: etree._Element) -> str:
@@ -352,33 +238,26 @@ def _body_text(body: etree._Element | None) -> str:
     return "\n".join(_paragraph_text(p) for p in body.findall(f"{A}p"))
 
 
+def choice_drawn(alt: etree._Element) -> etree._Element | None:
+    """The branch of an ``mc:AlternateContent`` LibreOffice draws: the first ``mc:Choice``
+    whose ``Requires`` prefixes it understands, else the ``mc:Fallback``."""
+    for branch in alt:
+        if branch.tag == MC + "Choice":
+            needs = (branch.get("Requires") or "").split()
+            if needs and all(n in KNOWN_MC_REQUIRES for n in needs):
+                return branch
+    return alt.find(f"{MC}Fallback")
+
+
 def _iter_shapes(container: etree._Element) -> Iterator[etree._Element]:
-    """Shape children in document order; ``mc:AlternateContent`` yields its fallback."""
+    """Shape children in document order; ``mc:AlternateContent`` yields the drawn branch."""
     for child in container:
         if child.tag in SHAPE_TAGS:
             yield child
         elif child.tag == MC + "AlternateContent":
-            branch = child.find(f"{MC}Fallback")
-            if branch is None:
-                branch = child.find(f"{MC}Choice")
+            branch = choice_drawn(child)
             if branch is not None:
                 yield from _iter_shapes(branch)
-
-
-# --------------------------------------------------------------------------------------------
-# The walk
-
-
-@dataclass
-class _WalkContext:
-    slide_w: float
-    slide_h: float
-    theme: _Theme
-    placeholder_frames: dict[int, tuple[float, float, float, float]]
-    objects: list[SlideObject] = field(default_factory=list)
-    blips: list[tuple[etree._Element, int, str, Box, bool]] = field(default_factory=list)
-    """(a:blip, object id, owner label, bbox, is p:pic)."""
-    truncated: bool = False
 
 
 def _classify(shape: etree._Element) -> ObjectType:
@@ -392,11 +271,7 @@ def _classify(shape: etree._Element) -> ObjectType:
     if tag == P + "graphicFrame":
         gd = shape.find(f"{A}graphic/{A}graphicData")
         uri = gd.get("uri", "") if gd is not None else ""
-        if uri == TABLE_URI:
-            return "table"
-        if uri == CHART_URI:
-            return "chart"
-        return "other"
+        return {TABLE_URI: "table", CHART_URI: "chart"}.get(uri, "other")  # type: ignore[return-value]
     if tag == P + "sp":
         if shape.find(f"{P}nvSpPr/{P}nvPr/{P}ph") is not None:
             return "placeholder"
@@ -434,102 +309,71 @@ def _adjustments(prst_geom: etree._Element | None) -> list[float]:
     for gd in prst_geom.findall(f"{A}avLst/{A}gd"):
         fmla = (gd.get("fmla") or "").split()
         if len(fmla) == 2 and fmla[0] == "val":
-            actual[gd.get("name", "")] = _int(fmla[1], 0)
+            actual[gd.get("name", "")] = to_int(fmla[1], 0)
     defaults = _default_adjustments(prst_geom.get("prst", ""))
     if not defaults:
         return [v / 100000.0 for v in actual.values()]
     return [actual.get(name, value) / 100000.0 for name, value in defaults]
 
 
-def _fill_line_style(shape: etree._Element, obj: dict, theme: _Theme) -> None:
-    sppr = shape.find(f"{P}spPr")
-    style = shape.find(f"{P}style")
-    # Fill
-    fill_rgb = None
-    explicit_fill = None
-    if sppr is not None:
-        for child in sppr:
-            if child.tag in (A + "noFill", A + "solidFill", A + "gradFill", A + "pattFill"):
-                explicit_fill = child
-                break
-            if child.tag == A + "blipFill" or child.tag == A + "grpFill":
-                explicit_fill = child
-                break
-    if explicit_fill is not None:
-        if explicit_fill.tag == A + "solidFill":
-            fill_rgb = _colour(explicit_fill, theme)
-    elif style is not None:
-        ref = style.find(f"{A}fillRef")
-        if ref is not None and _int(ref.get("idx"), 0) > 0:
-            fill_rgb = _colour(ref, theme)
-    obj["fill_rgb"] = fill_rgb
-    # Line
-    ln = sppr.find(f"{A}ln") if sppr is not None else None
-    ln_ref = style.find(f"{A}lnRef") if style is not None else None
-    ln_idx = _int(ln_ref.get("idx"), 0) if ln_ref is not None else 0
-    line_rgb = None
-    width_emu: int | None = None
-    has_nofill = ln is not None and ln.find(f"{A}noFill") is not None
-    if ln is not None and ln.find(f"{A}solidFill") is not None:
-        line_rgb = _colour(ln.find(f"{A}solidFill"), theme)
-    elif not has_nofill and ln_idx > 0:
-        line_rgb = _colour(ln_ref, theme)
-    if ln is not None and ln.get("w") is not None:
-        width_emu = _int(ln.get("w"), 0)
-    elif ln_idx > 0 and ln_idx <= len(theme.line_widths_emu):
-        width_emu = theme.line_widths_emu[ln_idx - 1]
-    obj["line_rgb"] = None if has_nofill else line_rgb
-    obj["line_width_pt"] = (
-        None if has_nofill or width_emu is None else round(width_emu / EMU_PER_PT, 3)
-    )
-    if ln is not None:
-        dash = ln.find(f"{A}prstDash")
-        if dash is not None and dash.get("val") not in (None, "solid"):
-            obj["dash"] = dash.get("val")
-        elif ln.find(f"{A}custDash") is not None:
-            obj["dash"] = "custom"
-        for key, tag in (("head_end", "headEnd"), ("tail_end", "tailEnd")):
-            end = ln.find(f"{A}{tag}")
-            if end is not None and end.get("type") not in (None, "none"):
-                obj[key] = end.get("type")
-    # Shadow: an explicit effect list decides; otherwise the style's effect reference.
-    eff = sppr.find(f"{A}effectLst") if sppr is not None else None
-    if eff is not None:
-        obj["shadow"] = eff.find(f"{A}outerShdw") is not None
-    elif style is not None:
-        ref = style.find(f"{A}effectRef")
-        idx = _int(ref.get("idx"), 0) if ref is not None else 0
-        obj["shadow"] = 0 < idx <= len(theme.effect_shadow) and theme.effect_shadow[idx - 1]
+# --------------------------------------------------------------------------------------------
+# The walk
 
 
-def _text_props(shape: etree._Element, bodies: list[etree._Element], obj: dict, theme: _Theme):
-    sizes: list[float] = []
-    names: list[str] = []
-    bold = italic = None
-    text_rgb = None
-    for body in bodies:
-        for rpr in body.iter(f"{A}rPr"):
-            sz = rpr.get("sz")
-            if sz is not None:
-                pt = _int(sz, 0) / 100.0
-                if pt > 0 and pt not in sizes:
-                    sizes.append(pt)
-            latin = rpr.find(f"{A}latin")
-            if latin is not None and latin.get("typeface"):
-                name = theme.font(latin.get("typeface", ""))
-                if name and name not in names:
-                    names.append(name)
-            if bold is None and rpr.get("b") is not None:
-                bold = rpr.get("b") in ("1", "true")
-            if italic is None and rpr.get("i") is not None:
-                italic = rpr.get("i") in ("1", "true")
-            if text_rgb is None:
-                text_rgb = _colour(rpr.find(f"{A}solidFill"), theme)
-    if text_rgb is None:
-        style = shape.find(f"{P}style")
-        if style is not None:
-            text_rgb = _colour(style.find(f"{A}fontRef"), theme)
-    obj.update(font_sizes_pt=sizes, font_names=names, bold=bold, italic=italic, text_rgb=text_rgb)
+@dataclass
+class _WalkContext:
+    part: str
+    slide_w: float
+    slide_h: float
+    theme: Theme
+    background: str | None
+    """RRGGBB of the slide background, None when not one colour."""
+    placeholder_frames: dict[tuple[str, str], Frame]
+    role: str = "slide"
+    objects: list[SlideObject] = field(default_factory=list)
+    drawn: list[bool] = field(default_factory=list)
+    placements: list[Placement] = field(default_factory=list)
+    truncated: list[str] = field(default_factory=list)
+
+
+def _differs(paint: Paint | None, under: str | None) -> bool:
+    """Ink of colour ``paint`` is visible over ``under`` (None: unknown, assumed different)."""
+    if paint is None or not paint.visible:
+        return False
+    return paint.rgb is None or under is None or paint.rgb != under
+
+
+def _drawn(
+    obj: SlideObject,
+    style_fill: Paint | None,
+    fill_kind: str,
+    ctx: _WalkContext,
+    line: Paint | None,
+    text_paint: Paint | None,
+    hidden: bool,
+) -> bool:
+    """Visible ink, large enough, on the slide (see the module docstring)."""
+    if hidden:
+        return False
+    b = obj.bbox
+    short = min(ctx.slide_w, ctx.slide_h)
+    extent = max(b.w * ctx.slide_w, b.h * ctx.slide_h)
+    if extent < MIN_DRAWN_EXTENT * short:
+        return False
+    if b.x2 < 0 or b.y2 < 0 or b.x > 1 or b.y > 1:
+        return False
+    bg = ctx.background
+    if fill_kind in ("gradient", "pattern", "picture"):
+        fill_ink = True
+    else:
+        fill_ink = fill_kind == "solid" and _differs(style_fill, bg)
+    line_ink = (
+        line is not None and (obj.line_width_pt is None or obj.line_width_pt > 0)
+    ) and _differs(line, bg)
+    under = style_fill.rgb if fill_kind == "solid" and style_fill is not None else bg
+    default_text = Paint(ctx.theme.scheme("tx1") or "000000")
+    text_ink = bool(obj.text.strip()) and _differs(text_paint or default_text, under)
+    return fill_ink or line_ink or text_ink
 
 
 def _walk(
@@ -542,9 +386,18 @@ def _walk(
 ) -> None:
     for shape in _iter_shapes(container):
         if len(ctx.objects) >= MAX_SHAPES:
-            ctx.truncated = True
+            if not ctx.truncated:
+                ctx.truncated.append(f"{ctx.part}: more than {MAX_SHAPES} shapes (walk stopped)")
             return
         _visit(shape, ctx, affine, parent_id, depth, rotation)
+
+
+def _placeholder_key(shape: etree._Element) -> tuple[str, str] | None:
+    ph = shape.find(f"{P}nvSpPr/{P}nvPr/{P}ph")
+    if ph is None:
+        return None
+    kind = ph.get("type", "obj")
+    return PLACEHOLDER_TYPE_ALIASES.get(kind, kind), ph.get("idx", "0")
 
 
 def _visit(
@@ -556,24 +409,25 @@ def _visit(
     rotation: float,
 ) -> None:
     cnv = _cnvpr(shape)
-    sid = _int(cnv.get("id"), 0) if cnv is not None else 0
+    sid = to_int(cnv.get("id"), 0) if cnv is not None else 0
     name = (cnv.get("name", "") if cnv is not None else "") or ""
+    hidden = cnv is not None and cnv.get("hidden") in ("1", "true")
     otype = _classify(shape)
     xfrm = _xfrm(shape)
     frame = _frame(xfrm)
     if frame is None and otype == "placeholder" and parent_id is None:
-        frame = ctx.placeholder_frames.get(sid)
-    if frame is None:
-        frame = (0.0, 0.0, 0.0, 0.0)
-    x, y, w, h = frame
-    # Group transforms move the frame's centre; the frame keeps its (scaled) size and the
-    # group's rotation adds to its own.
+        key = _placeholder_key(shape)
+        if key is not None:
+            frame = ctx.placeholder_frames.get(("idx", key[1])) or ctx.placeholder_frames.get(
+                ("type", key[0])
+            )
+    x, y, w, h = frame or (0.0, 0.0, 0.0, 0.0)
     mx, my = affine.point(x + w / 2.0, y + h / 2.0)
     w0, h0 = abs(affine.scale_x * w), abs(affine.scale_y * h)
     x0, y0 = mx - w0 / 2.0, my - h0 / 2.0
-    own_rot = _int(xfrm.get("rot"), 0) / ANGLE_UNITS_PER_DEGREE if xfrm is not None else 0.0
+    own_rot = to_int(xfrm.get("rot"), 0) / ANGLE_UNITS_PER_DEGREE if xfrm is not None else 0.0
     bbox = Box(x=x0 / ctx.slide_w, y=y0 / ctx.slide_h, w=w0 / ctx.slide_w, h=h0 / ctx.slide_h)
-    obj: dict = {
+    fields: dict = {
         "id": sid,
         "z": len(ctx.objects),
         "type": otype,
@@ -584,75 +438,115 @@ def _visit(
         "flip_v": xfrm is not None and xfrm.get("flipV") in ("1", "true"),
         "parent_id": parent_id,
     }
-    label = f'"{name}" (id {sid})'
+    fill_paint: Paint | None = None
+    fill_kind = "none"
+    line_paint: Paint | None = None
     if shape.tag in (P + "sp", P + "cxnSp"):
         sppr = shape.find(f"{P}spPr")
         prst = sppr.find(f"{A}prstGeom") if sppr is not None else None
         if sppr is not None and sppr.find(f"{A}custGeom") is not None:
-            obj["geometry"] = "custom"
+            fields["geometry"] = "custom"
         elif prst is not None:
-            obj["geometry"] = prst.get("prst")
-            obj["adjustments"] = _adjustments(prst)
-        _fill_line_style(shape, obj, ctx.theme)
+            fields["geometry"] = prst.get("prst")
+            fields["adjustments"] = _adjustments(prst)
+        st = shape_style(shape, ctx.theme)
+        fill_kind, fill_paint, line_paint = st.fill_kind, st.fill, st.line
+        fields.update(
+            fill_rgb=st.fill.rgb if st.fill is not None else None,
+            line_rgb=st.line.rgb if st.line is not None else None,
+            line_width_pt=st.line_width_pt,
+            dash=st.dash,
+            head_end=st.head_end,
+            tail_end=st.tail_end,
+            shadow=st.shadow,
+        )
     if shape.tag == P + "cxnSp":
         cnvcxn = shape.find(f"{P}nvCxnSpPr/{P}cNvCxnSpPr")
         if cnvcxn is not None:
-            st = cnvcxn.find(f"{A}stCxn")
-            en = cnvcxn.find(f"{A}endCxn")
-            obj["begin_id"] = _int(st.get("id"), 0) if st is not None else None
-            obj["end_id"] = _int(en.get("id"), 0) if en is not None else None
-    bodies: list[etree._Element] = []
-    if shape.tag == P + "sp":
-        body = shape.find(f"{P}txBody")
-        if body is not None:
-            bodies = [body]
-            obj["has_text_frame"] = True
-            obj["text"] = _body_text(body)
-            bpr = body.find(f"{A}bodyPr")
-            if bpr is not None:
-                wrap = bpr.get("wrap")
-                obj["word_wrap"] = {"square": True, "none": False}.get(wrap) if wrap else None
-                for tag, value in (("noAutofit", "none"), ("normAutofit", "normal")):
-                    if bpr.find(f"{A}{tag}") is not None:
-                        obj["autofit"] = value
-                if bpr.find(f"{A}spAutoFit") is not None:
-                    obj["autofit"] = "shape"
-    elif otype == "table":
-        cells = shape.findall(f"{A}graphic/{A}graphicData/{A}tbl/{A}tr/{A}tc")
-        bodies = [b for b in (c.find(f"{A}txBody") for c in cells) if b is not None]
-        obj["text"] = "\n".join(t for t in (_body_text(b) for b in bodies) if t)
+            stc, enc = cnvcxn.find(f"{A}stCxn"), cnvcxn.find(f"{A}endCxn")
+            fields["begin_id"] = to_int(stc.get("id"), 0) if stc is not None else None
+            fields["end_id"] = to_int(enc.get("id"), 0) if enc is not None else None
+    bodies = _text_bodies(shape, otype, fields)
+    text_paint: Paint | None = None
     if bodies:
-        _text_props(shape, bodies, obj, ctx.theme)
-    ctx.objects.append(SlideObject(**obj))
-    # Images drawn by this shape: a picture's blip, or a picture fill of any shape.
-    if shape.tag != P + "grpSp":
-        for blip in shape.iter(f"{A}blip"):
-            ctx.blips.append((blip, sid, label, bbox, shape.tag == P + "pic"))
-    else:
-        fill_blip = shape.find(f"{P}grpSpPr/{A}blipFill/{A}blip")
-        if fill_blip is not None:
-            ctx.blips.append((fill_blip, sid, label, bbox, False))
+        ts = text_style(shape, bodies, ctx.theme)
+        text_paint = ts.colour
+        fields.update(
+            font_sizes_pt=list(ts.font_sizes_pt),
+            font_names=list(ts.font_names),
+            bold=ts.bold,
+            italic=ts.italic,
+            text_rgb=ts.colour.rgb if ts.colour is not None else None,
+        )
+    obj = SlideObject(**fields)
+    ctx.objects.append(obj)
+    ctx.drawn.append(_drawn(obj, fill_paint, fill_kind, ctx, line_paint, text_paint, hidden))
+    _place_blips(shape, ctx, sid, f'"{name}" (id {sid})', bbox)
+    if shape.tag == P + "grpSp":
         if depth >= MAX_GROUP_DEPTH:
-            ctx.truncated = True
+            ctx.truncated.append(
+                f"{ctx.part}: groups nested deeper than {MAX_GROUP_DEPTH} (walk stopped)"
+            )
             return
         inner = affine.then(_group_affine(shape))
         _walk(shape, ctx, inner, sid, depth + 1, (rotation + own_rot) % 360.0)
 
 
+def _text_bodies(shape: etree._Element, otype: str, fields: dict) -> list[etree._Element]:
+    if shape.tag == P + "sp":
+        body = shape.find(f"{P}txBody")
+        if body is None:
+            return []
+        fields["has_text_frame"] = True
+        fields["text"] = _body_text(body)
+        bpr = body.find(f"{A}bodyPr")
+        if bpr is not None:
+            wrap = bpr.get("wrap")
+            fields["word_wrap"] = {"square": True, "none": False}.get(wrap) if wrap else None
+            for tag, value in (("noAutofit", "none"), ("normAutofit", "normal")):
+                if bpr.find(f"{A}{tag}") is not None:
+                    fields["autofit"] = value
+            if bpr.find(f"{A}spAutoFit") is not None:
+                fields["autofit"] = "shape"
+        return [body]
+    if otype == "table":
+        cells = shape.findall(f"{A}graphic/{A}graphicData/{A}tbl/{A}tr/{A}tc")
+        bodies = [b for b in (c.find(f"{A}txBody") for c in cells) if b is not None]
+        fields["text"] = "\n".join(t for t in (_body_text(b) for b in bodies) if t)
+        return bodies
+    return []
+
+
+def _place_blips(shape: etree._Element, ctx: _WalkContext, sid: int, label: str, bbox: Box) -> None:
+    """Record where this shape draws images: a picture's blip or a picture fill (a group: only
+    its own fill; members place their own)."""
+    if shape.tag == P + "grpSp":
+        blips = shape.findall(f"{P}grpSpPr/{A}blipFill/{A}blip")
+    else:
+        blips = list(shape.iter(f"{A}blip"))
+    owner = label if ctx.role == "slide" else f"{ctx.role} shape {label}"
+    for blip in blips:
+        for attr in (f"{{{_R}}}embed", f"{{{_R}}}link"):
+            rid = blip.get(attr)
+            if rid:
+                ctx.placements.append(
+                    Placement(
+                        part=ctx.part,
+                        rid=rid,
+                        owner=owner,
+                        object_id=sid,
+                        bbox=bbox,
+                        is_picture_shape=shape.tag == P + "pic" and ctx.role == "slide",
+                        on_slide=ctx.role == "slide",
+                    )
+                )
+
+
+_R = "http://schemas.openxmlformats.org/officeDocument/2006/relationships"
+
+
 # --------------------------------------------------------------------------------------------
 # Loading
-
-
-def _presentation(pkg: SafePackage):  # -> pptx.presentation.Presentation
-    """python-pptx over the vetted bytes; any failure of its parser is a structure error."""
-    from pptx import Presentation
-
-    try:
-        return Presentation(io.BytesIO(pkg.raw))
-    except Exception as exc:  # noqa: BLE001 - third-party parser on untrusted input
-        raise PackageStructureError(
-            f"{pkg.path}: PowerPoint parts do not load ({type(exc).__name__}: {exc})"
-        ) from None
 
 
 def _ensure_package(path_or_pkg: Path | str | SafePackage) -> SafePackage:
@@ -661,152 +555,105 @@ def _ensure_package(path_or_pkg: Path | str | SafePackage) -> SafePackage:
     return open_package(path_or_pkg)
 
 
-def _part_name(part) -> str:
-    return str(part.partname).lstrip("/")
+def _slide_size(parts: DeckParts) -> tuple[float, float]:
+    sz = parts.xml(parts.presentation).find(f"{P}sldSz")
+    width = float(to_int(sz.get("cx"), 0)) if sz is not None else 0.0
+    height = float(to_int(sz.get("cy"), 0)) if sz is not None else 0.0
+    if width <= 0 or height <= 0:
+        return float(DEFAULT_SLIDE_EMU[0]), float(DEFAULT_SLIDE_EMU[1])
+    return width, height
 
 
-def _theme_for(pkg: SafePackage, master_part: str | None) -> _Theme:
-    master_root = pkg.xml(master_part) if master_part else None
-    theme_root = None
-    if master_part:
-        for rel in pkg.part_relationships(master_part):
-            if rel.short_type == "theme" and not rel.external:
-                target = pkg.resolve(master_part, rel.target)
-                if target in pkg.members:
-                    theme_root = pkg.xml(target)
-                break
-    return _read_theme(theme_root, master_root)
+def _placeholder_frames(parts: DeckParts) -> dict[tuple[str, str], Frame]:
+    """Frames a slide placeholder inherits: the layout's by ``idx``, else the layout's or
+    master's by type (the master's first, so the layout's win)."""
+    out: dict[tuple[str, str], Frame] = {}
+    for part, by_idx in ((parts.master, False), (parts.layout, True)):
+        if not part:
+            continue
+        tree = parts.xml(part).find(f"{P}cSld/{P}spTree")
+        if tree is None:
+            continue
+        for sp in tree.iter(f"{P}sp"):
+            key = _placeholder_key(sp)
+            frame = _frame(_xfrm(sp))
+            if key is None or frame is None:
+                continue
+            out[("type", key[0])] = frame
+            if by_idx:
+                out[("idx", key[1])] = frame
+    return out
+
+
+def _theme(parts: DeckParts) -> Theme:
+    master_root = parts.xml(parts.master) if parts.master else None
+    theme_root = parts.xml(parts.theme) if parts.theme else None
+    return read_theme(theme_root, master_root)
 
 
 def load_slide(path_or_pkg: Path | str | SafePackage) -> LoadedSlide:
-    """Read the first slide of a vetted package: its object tree and every image it draws.
+    """Read the first slide of a vetted package: its object tree, which objects are drawn, and
+    where its shapes (and its layout's and master's) draw images.
 
-    Raises PackageError (and subclasses) when the package cannot be read safely or does not
-    load as a presentation.
+    Raises PackageError (and subclasses) when the package cannot be read safely or its parts
+    do not resolve.
     """
     pkg = _ensure_package(path_or_pkg)
-    prs = _presentation(pkg)
     try:
-        return _load(pkg, prs)
+        return _load(pkg)
     except PackageError:
         raise
-    except Exception as exc:  # noqa: BLE001 - python-pptx lazily parses untrusted parts here
+    except (ValueError, TypeError, KeyError, AttributeError, RecursionError) as exc:
         raise PackageStructureError(
             f"{pkg.path}: slide content does not load ({type(exc).__name__}: {exc})"
         ) from None
 
 
-def _load(pkg: SafePackage, prs) -> LoadedSlide:
-    width = float(prs.slide_width or DEFAULT_SLIDE_EMU[0])
-    height = float(prs.slide_height or DEFAULT_SLIDE_EMU[1])
-    if width <= 0 or height <= 0:
-        width, height = (float(v) for v in DEFAULT_SLIDE_EMU)
-    slides = list(prs.slides)
+def _load(pkg: SafePackage) -> LoadedSlide:
+    parts = resolve_parts(pkg)
+    width, height = _slide_size(parts)
     tree = ObjectTree(slide_width_pt=width / EMU_PER_PT, slide_height_pt=height / EMU_PER_PT)
-    if not slides:
-        return LoadedSlide(tree=tree, slide_count=0, slide_part=None)
-    slide = slides[0]
-    slide_part = _part_name(slide.part)
-    layout_part = master_part = None
-    try:
-        layout = slide.slide_layout
-        layout_part = _part_name(layout.part)
-        master_part = _part_name(layout.slide_master.part)
-    except Exception:  # noqa: BLE001 - a slide without a layout still has shapes to read
-        layout = None
-    theme = _theme_for(pkg, master_part)
-    frames: dict[int, tuple[float, float, float, float]] = {}
-    for shp in slide.placeholders:
-        try:
-            if None not in (shp.left, shp.top, shp.width, shp.height):
-                frames[shp.shape_id] = (
-                    float(shp.left),
-                    float(shp.top),
-                    float(shp.width),
-                    float(shp.height),
-                )
-        except Exception:  # noqa: BLE001 - inherited geometry may be missing
-            continue
-    ctx = _WalkContext(slide_w=width, slide_h=height, theme=theme, placeholder_frames=frames)
-    # python-pptx's own elements, so preset adjustments get its defaults (same vetted bytes).
-    sp_tree = slide._element.find(f"{P}cSld/{P}spTree")
+    slide = parts.slide
+    if slide is None:
+        return LoadedSlide(tree=tree, slide_count=0, slide_part=None, parts=parts)
+    theme = _theme(parts)
+    roots = [parts.xml(p) if p else None for p in (slide, parts.layout, parts.master)]
+    ctx = _WalkContext(
+        part=slide,
+        slide_w=width,
+        slide_h=height,
+        theme=theme,
+        background=background_rgb(roots, theme),
+        placeholder_frames=_placeholder_frames(parts),
+    )
+    sp_tree = parts.xml(slide).find(f"{P}cSld/{P}spTree")
     if sp_tree is not None:
         _walk(sp_tree, ctx, _Affine(), None, 0, 0.0)
-    tree = tree.model_copy(update={"objects": ctx.objects})
-    pictures = _collect_pictures(pkg, slide_part, ctx)
-    # Images drawn by the layout and master behind the slide (backgrounds and their shapes).
-    for part, role in ((layout_part, "layout"), (master_part, "master")):
-        if part:
-            pictures.extend(_collect_part_pictures(pkg, part, role, width, height, theme))
-    related = [p for p in (slide_part, layout_part, master_part) if p]
-    return LoadedSlide(
-        tree=tree,
-        slide_count=len(slides),
-        slide_part=slide_part,
-        pictures=pictures,
-        related_parts=related,
+    placements = list(ctx.placements)
+    truncated = list(ctx.truncated)
+    for part, role in ((parts.layout, "layout"), (parts.master, "master")):
+        if not part:
+            continue
+        sub = _WalkContext(part, width, height, theme, None, {}, role=role)
+        root = parts.xml(part).find(f"{P}cSld/{P}spTree")
+        if root is not None:
+            _walk(root, sub, _Affine(), None, 0, 0.0)
+        placements.extend(sub.placements)
+        truncated.extend(sub.truncated)
+    if parts.truncated:
+        truncated.append(f"more than {len(parts.rendered)} parts drawn with the slide")
+    loaded = LoadedSlide(
+        tree=tree.model_copy(update={"objects": ctx.objects}),
+        slide_count=len(parts.slides),
+        slide_part=slide,
+        parts=parts,
+        placements=placements,
+        drawn=ctx.drawn,
+        truncated=truncated,
     )
-
-
-def _blip_target(pkg: SafePackage, part: str, blip: etree._Element) -> str | None:
-    rid = blip.get(f"{R}embed")
-    if not rid:
-        return None
-    for rel in pkg.part_relationships(part):
-        if rel.id == rid and not rel.external:
-            target = pkg.resolve(part, rel.target)
-            return target if target in pkg.members else None
-    return None
-
-
-def _collect_pictures(pkg: SafePackage, slide_part: str, ctx: _WalkContext) -> list[PictureBlob]:
-    out: list[PictureBlob] = []
-    root = pkg.xml(slide_part)
-    bg = root.find(f"{P}cSld/{P}bg")
-    if bg is not None:
-        for blip in bg.iter(f"{A}blip"):
-            target = _blip_target(pkg, slide_part, blip)
-            if target:
-                full = Box(x=0, y=0, w=1, h=1)
-                out.append(
-                    PictureBlob("slide background", None, full, target, pkg.members[target], False)
-                )
-    for blip, sid, label, bbox, is_pic in ctx.blips:
-        target = _blip_target(pkg, slide_part, blip)
-        if target:
-            out.append(PictureBlob(label, sid, bbox, target, pkg.members[target], is_pic))
-    return out
-
-
-def _collect_part_pictures(
-    pkg: SafePackage, part: str, role: str, width: float, height: float, theme: _Theme
-) -> list[PictureBlob]:
-    root = pkg.xml(part)
-    ctx = _WalkContext(slide_w=width, slide_h=height, theme=theme, placeholder_frames={})
-    out: list[PictureBlob] = []
-    bg = root.find(f"{P}cSld/{P}bg")
-    if bg is not None:
-        for blip in bg.iter(f"{A}blip"):
-            target = _blip_target(pkg, part, blip)
-            if target:
-                full = Box(x=0, y=0, w=1, h=1)
-                out.append(
-                    PictureBlob(
-                        f"{role} background", None, full, target, pkg.members[target], False
-                    )
-                )
-    sp_tree = root.find(f"{P}cSld/{P}spTree")
-    if sp_tree is not None and sp_tree.find(f".//{A}blip") is not None:
-        _walk(sp_tree, ctx, _Affine(), None, 0, 0.0)
-    for blip, sid, label, bbox, _ in ctx.blips:
-        target = _blip_target(pkg, part, blip)
-        if target:
-            out.append(
-                PictureBlob(
-                    f"{role} shape {label}", sid, bbox, target, pkg.members[target], False, False
-                )
-            )
-    return out
+    found = collect(loaded)
+    loaded.pictures, loaded.picture_problems = found.pictures, found.problems
+    return loaded
 
 
 def read_object_tree(path_or_pkg: Path | str | SafePackage) -> ObjectTree:
@@ -818,45 +665,42 @@ def read_object_tree(path_or_pkg: Path | str | SafePackage) -> ObjectTree:
     return load_slide(path_or_pkg).tree
 
 
-def requested_fonts(path_or_pkg: Path | str | SafePackage) -> list[str]:
-    """Font families the deck asks for: theme major/minor latin fonts, then every run's
-    ``latin``/``ea``/``cs`` typeface in the slides (``+mj-lt``/``+mn-lt`` resolved), deduplicated
-    in order of first appearance. Raises PackageError and subclasses."""
-    pkg = _ensure_package(path_or_pkg)
-    masters = [n for n in pkg.members if n.startswith("ppt/slideMasters/") and n.endswith(".xml")]
-    theme = _theme_for(pkg, sorted(masters)[0] if masters else None)
-    if not masters:
-        themes = sorted(n for n in pkg.members if n.startswith("ppt/theme/") and n.endswith(".xml"))
-        if themes:
-            theme = _read_theme(pkg.xml(themes[0]), None)
-    fonts: list[str] = []
+def fonts_of(parts: DeckParts) -> list[str]:
+    """Font families the rendered slide asks for: the theme's major/minor latin fonts, then
+    every ``latin``/``ea``/``cs`` typeface of the slide, its layout and master (``+mj-lt``
+    resolved), deduplicated in order of first appearance, at most :data:`MAX_REQUESTED_FONTS`."""
+    theme = _theme(parts)
+    seen: dict[str, None] = {}
 
     def add(name: str) -> None:
         name = theme.font(name.strip())
-        if name and not name.startswith("+") and name not in fonts:
-            fonts.append(name)
+        if name and not name.startswith("+"):
+            seen.setdefault(name, None)
 
     add(theme.major_latin)
     add(theme.minor_latin)
-    slides = sorted(
-        (n for n in pkg.members if n.startswith("ppt/slides/") and n.endswith(".xml")),
-        key=_natural_key,
-    )
-    for part in slides:
-        root = pkg.xml(part)
-        for tag in ("latin", "ea", "cs"):
-            for el in root.iter(f"{A}{tag}"):
-                add(el.get("typeface", "") or "")
-    return fonts
+    for part in (parts.slide, parts.layout, parts.master):
+        if not part or len(seen) >= MAX_REQUESTED_FONTS:
+            continue
+        for el in parts.xml(part).iter(f"{A}latin", f"{A}ea", f"{A}cs"):
+            add(el.get("typeface", "") or "")
+            if len(seen) >= MAX_REQUESTED_FONTS:
+                break
+    return list(seen)[:MAX_REQUESTED_FONTS]
 
 
-def _natural_key(name: str) -> tuple:
-    return tuple(int(t) if t.isdigit() else t for t in re.split(r"(\d+)", name))
+def requested_fonts(path_or_pkg: Path | str | SafePackage) -> list[str]:
+    """:func:`fonts_of` a deck (opened and resolved here). Raises PackageError and
+    subclasses."""
+    return fonts_of(resolve_parts(_ensure_package(path_or_pkg)))
 
 
 __all__ = [
     "LoadedSlide",
     "PictureBlob",
+    "Placement",
+    "choice_drawn",
+    "fonts_of",
     "load_slide",
     "parse_xml",
     "read_object_tree",

@@ -284,7 +284,7 @@ def _entry_count(fp: io.BytesIO, where: str) -> int | None:
     directory (so a member-count bomb is refused without allocating its entries)."""
     try:
         endrec = zipfile._EndRecData(fp)  # type: ignore[attr-defined]
-    except (OSError, ValueError, EOFError, struct.error) as exc:
+    except (OSError, ValueError, EOFError, struct.error, zipfile.BadZipFile) as exc:
         raise PackageError(f"{where}: not a readable zip ({exc})") from None
     if not endrec:
         return None
@@ -337,18 +337,28 @@ def _check_directory(infos: list[zipfile.ZipInfo], limits: Limits, where: str) -
     """Refuse hostile central directories before decompressing anything."""
     if len(infos) > limits.max_members:
         raise UnsafePackageError(f"{where}: {len(infos)} members exceed {limits.max_members}")
-    seen: set[str] = set()
+    seen: dict[str, str] = {}
     total = 0
     for info in infos:
+        # zipfile cuts a name at its first NUL; the original name is what readers disagree on
         name = info.filename
-        reason = check_member_name(name)
+        reason = check_member_name(getattr(info, "orig_filename", name)) or check_member_name(name)
         if reason:
-            raise UnsafePackageError(f"{where}: member name {name!r} {reason}")
-        if name in seen:
             raise UnsafePackageError(
-                f"{where}: member name {name!r} appears twice (readers disagree which counts)"
+                f"{where}: member name {getattr(info, 'orig_filename', name)!r} {reason}"
             )
-        seen.add(name)
+        folded = name.casefold()
+        if folded in seen:
+            same = (
+                "appears twice"
+                if seen[folded] == name
+                else f"differs only in case from {seen[folded]!r}"
+            )
+            raise UnsafePackageError(
+                f"{where}: member name {name!r} {same} (OPC part names are case-insensitive; "
+                "readers disagree which counts)"
+            )
+        seen[folded] = name
         if info.flag_bits & 0x1:
             raise PackageError(f"{where}: member {name!r} is encrypted")
         if info.compress_type not in (zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED):
@@ -395,8 +405,33 @@ def _content_types(
     return defaults, overrides
 
 
+PRESENTATION_KINDS = {
+    "application/vnd.openxmlformats-officedocument.presentationml.slideshow.main+xml": (
+        "a slide show (.ppsx)"
+    ),
+    "application/vnd.ms-powerpoint.slideshow.macroEnabled.main+xml": "a slide show (.ppsm)",
+    "application/vnd.openxmlformats-officedocument.presentationml.template.main+xml": (
+        "a template (.potx)"
+    ),
+    "application/vnd.ms-powerpoint.template.macroEnabled.main+xml": "a template (.potm)",
+}
+"""Main-part content types that are PowerPoint files but not presentations (.pptx/.pptm)."""
+
+
 def _find_main_part(pkg: SafePackage, where: str) -> str:
-    """The presentation part: by the root relationship, else by content type."""
+    """The presentation part (by the root relationship, else by content type); a template or
+    slide show is refused with a message naming its kind."""
+    main = _main_part(pkg, where)
+    kind = PRESENTATION_KINDS.get(pkg.content_type(main) or "")
+    if kind is not None:
+        raise PackageStructureError(
+            f"{where}: main part {main!r} has content type {pkg.content_type(main)!r}: "
+            f"{kind}, not a presentation; save the candidate as .pptx"
+        )
+    return main
+
+
+def _main_part(pkg: SafePackage, where: str) -> str:
     if "_rels/.rels" in pkg.members:
         for rel in pkg.relationships("_rels/.rels"):
             if rel.type in OFFICE_DOCUMENT_REL_TYPES and not rel.external:

@@ -26,11 +26,12 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 from langchain_core.runnables import RunnableConfig
 from langgraph.graph import END, START, StateGraph
 from langgraph.types import Send
+from pydantic import BaseModel
 
 from judge.backends import Backend
 from judge.engine.agent import Budgets, StageRuntime, bind, initial_messages, run_stage
@@ -58,6 +59,8 @@ from judge.schema import (
     Usage,
 )
 from judge.tools.base import Tool, ToolContext
+
+M = TypeVar("M", bound=BaseModel)
 
 RenderFn = Callable[[Path, Path], RenderResult]
 """Renders a deck (first argument) to a PNG (second); raises :class:`RenderError`."""
@@ -89,6 +92,8 @@ class CaseRuntime:
     """Set by ``prepare``."""
     validate: Callable[[Candidate], ArtifactReport] | None = None
     """Stage 0 without rendering; default :func:`judge.artifact.gate.validate`."""
+    render_pictures: Callable[[bytes], bytes] | None = None
+    """Renders deck bytes to PNG bytes for Stage 0's picture-only render screen."""
     bound: dict[tuple[int, str], tuple[Any, Any]] = field(default_factory=dict)
     """Chat models with tools bound, by (id(model), stage): binding costs ~60 ms, and a backend
     that returns one shared model (openai) is bound once per case and stage."""
@@ -109,14 +114,28 @@ def _case(config: RunnableConfig) -> CaseRuntime:
     return rt
 
 
-def _stage0(candidate: Candidate) -> ArtifactReport:
+def _stage0(
+    candidate: Candidate, render_pictures: Callable[[bytes], bytes] | None = None
+) -> ArtifactReport:
     from judge.artifact.gate import validate
 
     return validate(
         Path(candidate.pptx),
         reference=Path(candidate.reference),
         assets_dir=Path(candidate.assets_dir) if candidate.assets_dir else None,
+        render_pictures=render_pictures,
     )
+
+
+def _read_model(path: Path, model: type[M]) -> M | None:
+    """A record from a case folder, or None when it is missing or corrupt (then recomputed:
+    a truncated or hand-edited ``stage0.json``/``pair.json`` must not error the case forever)."""
+    if not path.is_file():
+        return None
+    try:
+        return model.model_validate_json(path.read_text(encoding="utf-8"))
+    except (ValueError, OSError, UnicodeDecodeError):
+        return None
 
 
 def with_render_check(report: ArtifactReport, passed: bool, detail: str) -> ArtifactReport:
@@ -231,12 +250,14 @@ def validate_node(state: CaseState, config: RunnableConfig) -> dict[str, Any]:
     """Stage 0 without rendering (reused from ``stage0.json`` when the case was started)."""
     rt = _case(config)
     path = rt.case_dir.stage0
-    if path.is_file():
-        report = ArtifactReport.model_validate_json(path.read_text(encoding="utf-8"))
-    else:
+    report = _read_model(path, ArtifactReport)
+    if report is None:
         try:
-            report = (rt.validate or _stage0)(rt.candidate)
-        except PptJudgeError as exc:  # the file could not be checked at all
+            if rt.validate is not None:
+                report = rt.validate(rt.candidate)
+            else:
+                report = _stage0(rt.candidate, rt.render_pictures)
+        except PptJudgeError as exc:  # the judge's side: the reference or the renderer
             return {"error": f"stage 0 could not check the candidate: {exc}"}
         write_model(path, report)
     return {"report": report}
@@ -249,8 +270,14 @@ def render_node(state: CaseState, config: RunnableConfig) -> dict[str, Any]:
     rt = _case(config)
     cd = rt.case_dir
     report = state["report"]
-    if cd.render_png.is_file() and cd.render_json.is_file():
-        return {}
+    done = _read_model(cd.render_json, RenderResult) if cd.render_png.is_file() else None
+    if done is not None:
+        renders = next((c for c in report.checks if c.name == "renders"), None)
+        if renders is None or renders.skipped:  # stage0.json was recomputed: restore the check
+            check = render_check(done)
+            report = with_render_check(report, check.passed, check.detail)
+            write_model(cd.stage0, report)
+        return {"report": report}
     if rt.render is None:
         return {"error": "no renderer configured"}
     try:
@@ -273,9 +300,8 @@ def prepare_node(state: CaseState, config: RunnableConfig) -> dict[str, Any]:
     rt = _case(config)
     cd = rt.case_dir
     try:
-        if cd.pair_png.is_file() and cd.pair_json.is_file():
-            pair = PairGeometry.model_validate_json(cd.pair_json.read_text(encoding="utf-8"))
-        else:
+        pair = _read_model(cd.pair_json, PairGeometry) if cd.pair_png.is_file() else None
+        if pair is None:
             pair = prepare_pair(Path(rt.candidate.reference), cd.render_png, cd.pair_png)
             write_model(cd.pair_json, pair)
     except PptJudgeError as exc:

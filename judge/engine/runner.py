@@ -29,7 +29,7 @@ from judge.backends import Backend, BackendSettings, make_backend
 from judge.engine.agent import Budgets
 from judge.engine.cache import ModelCache
 from judge.engine.graph import CaseRuntime, judge_case
-from judge.errors import BenchmarkError, PptJudgeError
+from judge.errors import BenchmarkError, PptJudgeError, RendererUnavailable
 from judge.render.pool import DEFAULT_DPI
 from judge.rundir import (
     RESULTS,
@@ -167,13 +167,13 @@ class LazyPool:
 
         with self._lock:
             if self._failed is not None:
-                raise PptJudgeError(self._failed)
+                raise RendererUnavailable(self._failed)
             if self._pool is None:
                 try:
                     self._pool = RenderPool(self.workers, self.timeout, self.dpi)
                 except RenderError as exc:
                     self._failed = f"LibreOffice could not start: {exc}"
-                    raise PptJudgeError(self._failed) from exc
+                    raise RendererUnavailable(self._failed) from exc
             return self._pool
 
     def render(self, pptx: Path, png: Path) -> RenderResult:
@@ -189,6 +189,13 @@ class LazyPool:
     def export_svg(self, pptx: Path) -> bytes:
         data: bytes = self.get().export_svg(pptx)
         return data
+
+    def render_pictures(self, deck: bytes) -> bytes:
+        """Stage 0's picture-only render (PNG bytes) of deck bytes built in memory."""
+        from judge.artifact.renderscreen import SCREEN_DPI
+
+        png: bytes = self.get().render_bytes(deck, dpi=SCREEN_DPI, name="picture-only deck")
+        return png
 
     def close(self) -> None:
         with self._lock:
@@ -449,6 +456,7 @@ class _Run:
             tools=TOOLS,
             render=self.pool.render,
             export_svg=self.pool.export_svg,
+            render_pictures=self.pool.render_pictures,
             budgets=self.settings.budgets,
             early_stop=self.settings.early_stop,
             cache=self.cache,

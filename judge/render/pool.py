@@ -21,8 +21,6 @@ outputs are size-capped (also by ``RLIMIT_FSIZE`` on the instance).
 from __future__ import annotations
 
 import contextlib
-import functools
-import hashlib
 import io
 import json
 import os
@@ -30,7 +28,6 @@ import queue
 import secrets
 import select
 import shutil
-import signal
 import subprocess
 import tempfile
 import threading
@@ -41,18 +38,24 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from types import TracebackType
 
-from judge.errors import RenderError, RenderTimeout
+from judge.errors import RenderError, RendererUnavailable, RenderTimeout
+from judge.render.procs import group_members, kill_group, tail_of, unix_sockets
+from judge.render.provenance import (
+    DEFAULT_DPI,
+    SOFFICE,
+    font_list_hash,
+    libreoffice_version,
+    render_provenance,
+    substituted_fonts,
+    vet_deck,
+)
 from judge.rundir import atomic_write_bytes
-from judge.schema import RenderProvenance, RenderResult
+from judge.schema import RenderResult
 
-SOFFICE = os.environ.get("PPTJUDGE_SOFFICE", "soffice")
-"""The LibreOffice launcher (Debian: ``/usr/bin/soffice``, a script that starts soffice.bin)."""
 UNO_PYTHON = os.environ.get("PPTJUDGE_UNO_PYTHON", "/usr/bin/python3")
 """The Python that has the ``uno`` module (Debian's python3-uno); the venv's Python does not."""
 WORKER_SCRIPT = Path(__file__).with_name("worker.py")
 
-DEFAULT_DPI = 150
-"""Raster resolution of renders, in pixels per inch of the slide (13.33 in wide -> 2000 px)."""
 MIN_DPI, MAX_DPI = 10, 1200
 """Accepted dpi range; outside it a render is either useless or absurdly large."""
 STARTUP_TIMEOUT_S = 90.0
@@ -72,10 +75,6 @@ INSTANCE_MEMORY_LIMIT = 4 * 1024**3
 more than 4 GB (e.g. a decompression-bomb picture) makes it fail, not the machine."""
 MAX_RASTER_PIXELS = 80_000_000
 """Most pixels of one rasterised page (a 56 in x 56 in slide at 150 dpi is 70 MP)."""
-KILL_GRACE_S = 3.0
-"""Seconds the launcher (oosplash) gets to reap soffice.bin after it was killed."""
-TOOL_TIMEOUT_S = 30.0
-"""Seconds for ``soffice --version``, ``fc-list`` and ``fc-match``."""
 CLOSED_PROXY = "http://127.0.0.1:9"
 """Proxy for every URL scheme of the instance: the discard port, so linked content in a deck can
 never be fetched from the network."""
@@ -112,69 +111,6 @@ _PROFILE_SETTINGS = """<?xml version="1.0" encoding="UTF-8"?>
 and no fetching of linked images from untrusted documents."""
 
 
-# --------------------------------------------------------------------------------------------
-# Processes
-
-
-def _proc_stat(pid: int) -> tuple[str, str, int] | None:
-    """(comm, state, pgid) of a process, or None when it is gone."""
-    try:
-        raw = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return None
-    head, _, tail = raw.rpartition(")")
-    fields = tail.split()
-    return head.partition("(")[2], fields[0], int(fields[2])
-
-
-def group_members(pgid: int) -> list[tuple[int, str]]:
-    """Live (non-zombie) processes of a process group, as (pid, command name)."""
-    out: list[tuple[int, str]] = []
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        st = _proc_stat(int(entry))
-        if st is not None and st[2] == pgid and st[1] != "Z":
-            out.append((int(entry), st[0]))
-    return out
-
-
-def _kill_group(proc: subprocess.Popen[bytes] | None) -> None:
-    """Kill a process group we started (leader = ``proc``) and reap the leader.
-
-    The members other than the leader die first, so the launcher (oosplash) reaps soffice.bin
-    itself; killing them all at once would leave soffice.bin a zombie of an init that may not
-    reap. Then the whole group gets SIGKILL in case the leader hangs.
-    """
-    if proc is None:
-        return
-    pgid = proc.pid
-    if proc.poll() is None:
-        children = [pid for pid, _ in group_members(pgid) if pid != pgid]
-        for pid in children:
-            with contextlib.suppress(ProcessLookupError):
-                os.kill(pid, signal.SIGKILL)
-        if children:
-            with contextlib.suppress(subprocess.TimeoutExpired):
-                proc.wait(KILL_GRACE_S)
-    with contextlib.suppress(ProcessLookupError, PermissionError):
-        os.killpg(pgid, signal.SIGKILL)
-    with contextlib.suppress(subprocess.TimeoutExpired):
-        proc.wait(KILL_GRACE_S)
-    for stream in (proc.stdin, proc.stdout):
-        if stream is not None:
-            with contextlib.suppress(OSError):
-                stream.close()
-
-
-def _tail(path: Path, limit: int = 400) -> str:
-    try:
-        data = path.read_bytes()[-limit:]
-    except OSError:
-        return ""
-    return data.decode("utf-8", "replace").strip().replace("\n", " | ")
-
-
 class _WorkerGone(Exception):
     """The worker's stdout closed (it exited or was killed)."""
 
@@ -189,6 +125,10 @@ class _Instance:
         self.root = root
         self.profile = root / "profile"
         self.work = root / "work"
+        self.tmp = root / "tmp"
+        """The instance's TMPDIR (removed when it stops)."""
+        self.sockets: set[str] = set()
+        """Unix sockets (OSL pipes) the instance listens on, unlinked when it stops."""
         self.startup_timeout = startup_timeout
         self.soffice: subprocess.Popen[bytes] | None = None
         self.worker: subprocess.Popen[bytes] | None = None
@@ -205,6 +145,16 @@ class _Instance:
     # -- life cycle ----------------------------------------------------------------------
 
     def start(self) -> None:
+        """Start the instance; a failed start is tried once more (a fresh LibreOffice install
+        can abort its very first start), then RenderError."""
+        try:
+            self._start_once()
+        except RenderError:
+            if self._closed.is_set():
+                raise
+            self._start_once()
+
+    def _start_once(self) -> None:
         with self._lock:
             if self._closed.is_set():
                 raise RenderError("the render pool is closed")
@@ -214,7 +164,7 @@ class _Instance:
             line = self._read_line(worker, deadline, soffice)
         except _WorkerGone:
             line = None
-            reason = f"the UNO worker exited ({_tail(self.root / 'worker.log')})"
+            reason = f"the UNO worker exited ({tail_of(self.root / 'worker.log')})"
         except RenderError as exc:
             line = None
             reason = str(exc)
@@ -228,6 +178,7 @@ class _Instance:
             if msg.get("ready"):
                 self.version = str(msg.get("version", ""))
                 self.broken = False
+                self.sockets |= unix_sockets(soffice.pid)
                 return
             reason = str(msg.get("error", "worker not ready"))
         self.stop()
@@ -238,6 +189,7 @@ class _Instance:
         """Launch soffice and its worker; returns (worker, soffice). Caller holds the lock."""
         self.profile.mkdir(parents=True, exist_ok=True)
         self.work.mkdir(parents=True, exist_ok=True)
+        self.tmp.mkdir(parents=True, exist_ok=True)
         settings = self.profile / "user" / "registrymodifications.xcu"
         if not settings.exists():
             settings.parent.mkdir(parents=True, exist_ok=True)
@@ -250,6 +202,7 @@ class _Instance:
         if not Path(UNO_PYTHON).is_file():
             raise RenderError(f"{UNO_PYTHON} not found: the render worker needs Debian's python3")
         pipe = f"pptjudge-{os.getpid()}-{self.index}-{secrets.token_hex(6)}"
+        self.sockets.add(str(Path(tempfile.gettempdir(), f"OSL_PIPE_{os.getuid()}_{pipe}")))
         cmd = [
             soffice,
             "--headless",
@@ -270,6 +223,9 @@ class _Instance:
         for var in ("http_proxy", "https_proxy", "ftp_proxy", "all_proxy"):
             env[var] = env[var.upper()] = CLOSED_PROXY
         env["no_proxy"] = env["NO_PROXY"] = ""
+        # LibreOffice's temporary files (lu*.tmp) go to the instance's own folder, removed on
+        # stop (a SIGKILLed soffice.bin never cleans up after itself)
+        env["TMPDIR"] = env["TMP"] = env["TEMP"] = str(self.tmp)
         self._buf = b""
         try:
             with (self.root / "soffice.log").open("ab") as log:
@@ -303,10 +259,11 @@ class _Instance:
                     stdout=subprocess.PIPE,
                     stderr=log,
                     cwd=self.work,
+                    env=env,
                     start_new_session=True,
                 )
         except OSError as exc:
-            _kill_group(soffice_proc)
+            kill_group(soffice_proc)
             self.soffice = None
             raise RenderError(f"cannot start the render worker ({UNO_PYTHON}): {exc}") from exc
         return worker, soffice_proc
@@ -317,8 +274,20 @@ class _Instance:
             self.worker = self.soffice = None
             # The worker is killed first and outright (it holds nothing; a graceful quit would
             # wait for a conversion in progress), then soffice.bin before its launcher.
-            _kill_group(worker)
-            _kill_group(soffice)
+            kill_group(worker)
+            kill_group(soffice)
+            self._clean_debris()
+
+    def _clean_debris(self) -> None:
+        """Remove what a killed instance leaves: its temporary folder and its OSL pipes."""
+        shutil.rmtree(self.tmp, ignore_errors=True)
+        tmp_root = Path(tempfile.gettempdir()).resolve()
+        for path in list(self.sockets):
+            p = Path(path)
+            if p.parent.resolve() == tmp_root and p.name.startswith("OSL_PIPE_"):
+                with contextlib.suppress(OSError):
+                    p.unlink()
+        self.sockets.clear()
 
     def restart(self) -> None:
         self.stop()
@@ -364,7 +333,7 @@ class _Instance:
                 if soffice is not None and soffice.poll() is not None:
                     raise RenderError(
                         f"soffice exited with code {soffice.returncode} "
-                        f"({_tail(self.root / 'soffice.log')})"
+                        f"({tail_of(self.root / 'soffice.log')})"
                     )
                 continue
             try:
@@ -402,79 +371,6 @@ class _Instance:
                 raise _WorkerGone()
             if reply.get("id") == rid:
                 return reply
-
-
-# --------------------------------------------------------------------------------------------
-# Provenance
-
-
-@functools.cache
-def libreoffice_version() -> str:
-    """``soffice --version`` of this machine, e.g. ``LibreOffice 7.4.7.2 40(Build:2)``."""
-    exe = shutil.which(SOFFICE)
-    if exe is None:
-        raise RenderError(f"LibreOffice not found: no {SOFFICE!r} on PATH")
-    try:
-        out = subprocess.run(
-            [exe, "--version"],
-            capture_output=True,
-            timeout=TOOL_TIMEOUT_S,
-            check=True,
-            stdin=subprocess.DEVNULL,
-        )
-    except (subprocess.SubprocessError, OSError) as exc:
-        raise RenderError(f"{exe} --version failed: {exc}") from exc
-    lines = out.stdout.decode("utf-8", "replace").strip().splitlines()
-    if not lines:
-        raise RenderError(f"{exe} --version printed nothing")
-    return lines[0].strip()
-
-
-def _run_tool(args: list[str]) -> str:
-    try:
-        out = subprocess.run(
-            args, capture_output=True, timeout=TOOL_TIMEOUT_S, check=True, stdin=subprocess.DEVNULL
-        )
-    except (subprocess.SubprocessError, OSError) as exc:
-        raise RenderError(f"{args[0]} failed (fontconfig is needed for provenance): {exc}") from exc
-    return out.stdout.decode("utf-8", "replace")
-
-
-@functools.cache
-def font_list_hash() -> str:
-    """sha256 (hex) of the sorted, de-duplicated ``family|style`` lines of ``fc-list``."""
-    text = _run_tool(["fc-list", "--format", "%{family}|%{style}\n"])
-    lines = sorted({ln.strip() for ln in text.splitlines() if ln.strip()})
-    return hashlib.sha256("\n".join(lines).encode("utf-8")).hexdigest()
-
-
-@functools.cache
-def _matched_families(family: str) -> tuple[str, ...]:
-    text = _run_tool(["fc-match", "--format", "%{family}", family])
-    return tuple(f.strip().casefold() for f in text.split(",") if f.strip())
-
-
-def substituted_fonts(requested: Iterable[str]) -> list[str]:
-    """Requested families that fontconfig maps to a different family on this machine."""
-    out: list[str] = []
-    for family in dict.fromkeys(f.strip() for f in requested):
-        if family and family.casefold() not in _matched_families(family):
-            out.append(family)
-    return out
-
-
-def render_provenance(
-    dpi: int = DEFAULT_DPI, requested_fonts: list[str] | None = None
-) -> RenderProvenance:
-    """What a render made at ``dpi`` depends on, for a deck asking for ``requested_fonts``."""
-    requested = list(dict.fromkeys(f.strip() for f in requested_fonts or [] if f.strip()))
-    return RenderProvenance(
-        libreoffice_version=libreoffice_version(),
-        font_list_hash=font_list_hash(),
-        requested_fonts=requested,
-        substituted_fonts=substituted_fonts(requested),
-        dpi=dpi,
-    )
 
 
 # --------------------------------------------------------------------------------------------
@@ -684,27 +580,52 @@ class RenderPool:
 
     def _acquire(self) -> _Instance:
         if self._closed.is_set():
-            raise RenderError("the render pool is closed")
+            raise RendererUnavailable("the render pool is closed")
         inst = self._free.get()
         if self._closed.is_set():
             self._free.put(inst)
-            raise RenderError("the render pool is closed")
+            raise RendererUnavailable("the render pool is closed")
         return inst
 
-    def _convert(self, src: Path, fmt: str, cap: int, timeout: float | None) -> bytes:
-        """Convert ``src`` on a free instance; the output's bytes (at most ``cap``)."""
+    def _convert(
+        self, src: Path, fmt: str, cap: int, timeout: float | None, data: bytes | None = None
+    ) -> bytes:
+        """Convert ``src`` (or the deck bytes ``data``, named ``src`` in messages) on a free
+        instance; the output's bytes (at most ``cap``).
+
+        A crash of LibreOffice while converting is retried once on a fresh instance; only a
+        deck that crashes it twice is reported as unrenderable (RenderError). When no fresh
+        instance can be started the judge's renderer is at fault: RendererUnavailable.
+        """
         limit = self.timeout if timeout is None else timeout
-        try:
-            size = src.stat().st_size
-        except OSError as exc:
-            raise RenderError(f"{src}: cannot read the deck: {exc.strerror}") from exc
-        if not src.is_file():
-            raise RenderError(f"{src}: not a file")
-        if size > MAX_DECK_BYTES:
-            raise RenderError(f"{src}: {size} bytes is over the {MAX_DECK_BYTES}-byte deck limit")
+        if data is None:
+            try:
+                size = src.stat().st_size
+            except OSError as exc:
+                raise RenderError(f"{src}: cannot read the deck: {exc.strerror}") from exc
+            if not src.is_file():
+                raise RenderError(f"{src}: not a file")
+            if size > MAX_DECK_BYTES:
+                raise RenderError(
+                    f"{src}: {size} bytes is over the {MAX_DECK_BYTES}-byte deck limit"
+                )
+            vet_deck(src)
+        elif len(data) > MAX_DECK_BYTES:
+            raise RenderError(f"{src}: {len(data)} bytes is over the {MAX_DECK_BYTES}-byte limit")
         inst = self._acquire()
         try:
-            return self._convert_on(inst, src, fmt, cap, limit)
+            try:
+                return self._convert_on(inst, src, fmt, cap, limit, data)
+            except _Crashed as first:
+                self._revive(inst, src)
+                try:
+                    return self._convert_on(inst, src, fmt, cap, limit, data)
+                except _Crashed as second:
+                    note = self._restart(inst)
+                    raise RenderError(
+                        f"{src}: LibreOffice crashed twice on this deck, on two fresh instances "
+                        f"({first}; then {second}); restarted{note}"
+                    ) from None
         finally:
             self._free.put(inst)
 
@@ -718,13 +639,22 @@ class RenderPool:
 
     @staticmethod
     def _revive(inst: _Instance, src: Path) -> None:
-        """Restart a dead instance before using it for ``src``; a failure names the deck."""
+        """Restart a dead instance before using it for ``src``: when it cannot start, the
+        renderer (not the deck) is at fault."""
         try:
             inst.restart()
         except RenderError as exc:
-            raise RenderError(f"{src}: cannot render, {exc}") from exc
+            raise RendererUnavailable(f"{src}: cannot render, {exc}") from exc
 
-    def _convert_on(self, inst: _Instance, src: Path, fmt: str, cap: int, limit: float) -> bytes:
+    def _convert_on(
+        self,
+        inst: _Instance,
+        src: Path,
+        fmt: str,
+        cap: int,
+        limit: float,
+        data: bytes | None = None,
+    ) -> bytes:
         if not inst.alive():
             self._revive(inst, src)
         inp = inst.work / _INPUT_NAME
@@ -732,45 +662,14 @@ class RenderPool:
         for stale in (inp, out):
             stale.unlink(missing_ok=True)
         try:
-            shutil.copyfile(src, inp)
+            if data is None:
+                shutil.copyfile(src, inp)
+            else:
+                inp.write_bytes(data)
         except OSError as exc:
             raise RenderError(f"{src}: cannot copy the deck: {exc.strerror}") from exc
         try:
-            for attempt in range(2):
-                request: dict[str, object] = {
-                    "op": "convert",
-                    "src": str(inp),
-                    "dst": str(out),
-                    "format": fmt,
-                }
-                try:
-                    reply = inst.request(request, limit)
-                except _WorkerGone:
-                    if self._closed.is_set():
-                        raise RenderError(f"{src}: the render pool was closed meanwhile") from None
-                    note = self._restart(inst)
-                    raise RenderError(
-                        f"{src}: the LibreOffice worker died while rendering; restarted{note}"
-                    ) from None
-                if reply is None:
-                    note = self._restart(inst)
-                    raise RenderTimeout(
-                        f"{src}: LibreOffice did not finish within {limit:g} s; "
-                        f"instance {inst.index} was killed and restarted{note}"
-                    )
-                if reply.get("ok"):
-                    break
-                kind, error = reply.get("kind"), reply.get("error")
-                if kind == "disconnected" and reply.get("stage") == "before" and attempt == 0:
-                    self._revive(inst, src)  # dead before the deck was opened: safe to retry
-                    continue
-                if kind == "disconnected" or not inst.alive():
-                    note = self._restart(inst)
-                    raise RenderError(
-                        f"{src}: LibreOffice crashed while rendering ({error}); restarted{note}"
-                    )
-                what = "open" if kind == "load" else "export"
-                raise RenderError(f"{src}: LibreOffice could not {what} it: {error}")
+            self._request_convert(inst, src, inp, out, fmt, limit)
             try:
                 size = out.stat().st_size
             except FileNotFoundError:
@@ -788,7 +687,76 @@ class RenderPool:
             for leftover in (inp, out):
                 leftover.unlink(missing_ok=True)
 
+    def _request_convert(
+        self, inst: _Instance, src: Path, inp: Path, out: Path, fmt: str, limit: float
+    ) -> None:
+        """One conversion request; raises _Crashed when LibreOffice died while converting."""
+        for attempt in range(2):
+            request: dict[str, object] = {
+                "op": "convert",
+                "src": str(inp),
+                "dst": str(out),
+                "format": fmt,
+            }
+            try:
+                reply = inst.request(request, limit)
+            except _WorkerGone:
+                if self._closed.is_set():
+                    raise RendererUnavailable(
+                        f"{src}: the render pool was closed meanwhile"
+                    ) from None
+                raise _Crashed("the LibreOffice worker died while rendering") from None
+            if reply is None:
+                note = self._restart(inst)
+                raise RenderTimeout(
+                    f"{src}: LibreOffice did not finish within {limit:g} s; "
+                    f"instance {inst.index} was killed and restarted{note}"
+                )
+            if reply.get("ok"):
+                return
+            kind, error = reply.get("kind"), reply.get("error")
+            if kind == "disconnected" and reply.get("stage") == "before" and attempt == 0:
+                self._revive(inst, src)  # dead before the deck was opened: safe to retry
+                continue
+            if kind == "disconnected" or not inst.alive():
+                raise _Crashed(f"LibreOffice crashed while rendering ({error})")
+            what = "open" if kind == "load" else "export"
+            raise RenderError(f"{src}: LibreOffice could not {what} it: {error}")
+        raise _Crashed("LibreOffice was found dead twice before opening the deck")
+
+    def render_bytes(
+        self, data: bytes, dpi: int | None = None, timeout: float | None = None, name: str = ""
+    ) -> bytes:
+        """Slide 1 of the deck ``data`` (PPTX bytes, e.g. built in memory) as PNG bytes at
+        ``dpi``; ``name`` labels messages. Nothing is written outside the pool's folder."""
+        dpi = self.dpi if dpi is None else dpi
+        _check_dpi(dpi)
+        label = Path(name or "in-memory deck")
+        pdf = self._convert(label, "pdf", MAX_PDF_BYTES, timeout, data=data)
+        if not pdf.startswith(b"%PDF"):
+            raise RenderError(f"{label}: LibreOffice's output is not a PDF")
+        png, _, _ = rasterise_first_page(pdf, dpi, label)
+        return png
+
+
+class _Crashed(Exception):
+    """LibreOffice (or its worker) died during one conversion attempt."""
+
 
 def _check_dpi(dpi: int) -> None:
     if not MIN_DPI <= dpi <= MAX_DPI:
         raise RenderError(f"dpi must be between {MIN_DPI} and {MAX_DPI}, not {dpi}")
+
+
+__all__ = [
+    "DEFAULT_DPI",
+    "MAX_DPI",
+    "MIN_DPI",
+    "RenderPool",
+    "font_list_hash",
+    "group_members",
+    "libreoffice_version",
+    "rasterise_first_page",
+    "render_provenance",
+    "substituted_fonts",
+]
