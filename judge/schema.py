@@ -711,11 +711,12 @@ class SandboxOutcome(Model):
 
 
 GenerationStatus = Literal[
-    "submitted", "no_submit", "max_turns", "repeated_failure", "model_error", "no_deck"
+    "submitted", "no_submit", "max_turns", "repeated_failure", "model_error", "no_deck", "error"
 ]
 """submitted: the agent called submit() with a deck; no_submit: it stopped without submitting;
 max_turns: the --max-turns budget ran out; repeated_failure: it repeated the same failing call;
-model_error: the model endpoint failed (after retries); no_deck: it submitted without a deck."""
+model_error: the model endpoint failed (after retries); no_deck: it submitted without a deck;
+error: the harness itself failed on the task (unreadable reference, sandbox set-up)."""
 
 
 class GenerationTokens(Model):
