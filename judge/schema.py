@@ -72,6 +72,9 @@ class Candidate(Model):
     reference: str
     """Path of the task's reference PNG."""
     assets_dir: str | None = None
+    missing: str | None = None
+    """Set when there is no deck because ``judge generate`` recorded a failed episode for the
+    task (the reason); the case then fails Stage 0 (``opens``) and scores 0."""
 
 
 # --------------------------------------------------------------------------------------------

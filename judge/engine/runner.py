@@ -377,6 +377,7 @@ def run_bench(
             budget=_Budget(settings.max_cost_usd),
             cache=cache,
             slots=threading.Semaphore(settings.concurrency),
+            generation_costs=generation_costs(bench),
         )
         return _run_locked(run, manifest, t0)
     finally:
@@ -415,6 +416,8 @@ class _Run:
     """Shared limit on rounds judged at the same time across cases."""
     results: dict[str, CaseResult] = field(default_factory=dict)
     """Finished cases by case id (reused and judged)."""
+    generation_costs: dict[str, float | None] = field(default_factory=dict)
+    """``generation_cost_usd`` by case id, from ``BENCH/generation/`` (``judge generate``)."""
     _lock: threading.Lock = field(default_factory=threading.Lock)
     _last_flush: float = 0.0
 
@@ -430,6 +433,9 @@ class _Run:
         write_results(self.out, ordered)
 
     def record(self, cand: Candidate, result: CaseResult) -> None:
+        if cand.case_id in self.generation_costs:
+            cost = self.generation_costs[cand.case_id]
+            result = result.model_copy(update={"generation_cost_usd": cost})
         with self._lock:
             self.results[cand.case_id] = result
 
@@ -478,6 +484,13 @@ class _Run:
             return self.failed(cand, cd, f"{type(exc).__name__}: {exc}")
 
 
+def generation_costs(bench: Path) -> dict[str, float | None]:
+    """The generation cost of every case that ``judge generate`` recorded, by case id."""
+    from generation.records import generation_records
+
+    return {f"{c}/{t}": rec.cost_usd for (c, t), rec in generation_records(bench).items()}
+
+
 def _start_run(out: Path, manifest: RunManifest) -> RunManifest:
     """Check a resumed run's manifest, or write a new run's manifest and taxonomy copy."""
     if (out / RUN_MANIFEST).is_file():
@@ -496,7 +509,7 @@ def _pending(run: _Run, summary: RunSummary) -> list[Candidate]:
         cd = case_dir(run.out, cand.config_id, cand.task_id)
         done = _finished(cd, run.settings.retry_errors)
         if done is not None:
-            run.results[cand.case_id] = done
+            run.record(cand, done)
             summary.reused += 1
         else:
             pending.append(cand)
