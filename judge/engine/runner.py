@@ -57,6 +57,7 @@ from judge.schema import (
     Usage,
 )
 from judge.tools import TOOLS
+from judge.tools.python import judge_tools
 
 RUN_LOCK = ".lock"
 """Lock file of a run folder (held while ``judge run`` writes it)."""
@@ -94,6 +95,8 @@ class RunSettings:
     retry_errors: bool = True
     """On resume, judge again the cases whose ``case.json`` records an error, redoing their
     errored rounds (answers already given come from the model-call cache, so this is cheap)."""
+    judge_sandbox: bool = False
+    """Offer the model judge ``run_python`` (its own scripts, sandboxed; judge/tools/python.py)."""
 
 
 @dataclass
@@ -222,6 +225,7 @@ def manifest_for(
             "early_stop": settings.early_stop,
             "concurrency": settings.concurrency,
             "max_cost_usd": settings.max_cost_usd,
+            "judge_sandbox": settings.judge_sandbox,
         },
     )
 
@@ -324,6 +328,11 @@ def check_settings(settings: RunSettings) -> None:
     for ok, message in checks:
         if not ok:
             raise BenchmarkError(message)
+    if settings.judge_sandbox:
+        from judge.sandbox import available
+
+        if (reason := available()) is not None:
+            raise BenchmarkError(f"--judge-sandbox: the sandbox cannot run here: {reason}")
 
 
 def run_bench(
@@ -452,7 +461,7 @@ class _Run:
             taxonomy=self.tax,
             taxonomy_hash=self.tax_hash,
             policy=self.settings.policy,
-            tools=TOOLS,
+            tools=judge_tools(TOOLS, self.settings.judge_sandbox),
             render=self.pool.render,
             export_svg=self.pool.export_svg,
             budgets=self.settings.budgets,
