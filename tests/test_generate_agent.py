@@ -201,6 +201,29 @@ def test_failing_episodes_are_recorded_with_their_reason_and_the_batch_goes_on(
     assert rec4.cached_calls == 1 and len(fake.requests) == 1
 
 
+def test_price_file_gives_the_cached_input_rate(tmp_path: Path) -> None:
+    from generation.records import load_generation_prices
+
+    table = tmp_path / "prices.json"
+    table.write_text(json.dumps({"m": {"input": 2.5, "output": 10, "cached_input": 1.25}}))
+    assert load_generation_prices(table, "m") == GenerationPrices(
+        input=2.5, output=10.0, cached_input=1.25
+    )
+
+
+def test_keep_work_keeps_the_sandbox_folder(tmp_path: Path) -> None:
+    bench = make_tasks(tmp_path)
+    with serve(by_turn([run_python(DECK_CODE), tool("submit")])) as fake:
+        (rec,) = run_generation(bench, settings(fake.base_url, keep_work=True)).records
+    work = generation_paths(bench, "cfgA", rec.task_id).work
+    assert sorted(p.name for p in work.iterdir()) == [
+        "assets",
+        "deck.pptx",
+        "program.py",
+        "reference.png",
+    ]
+
+
 def test_resume_serves_a_killed_episode_from_the_model_cache(tmp_path: Path) -> None:
     bench = make_tasks(tmp_path)
     script = [run_python(DECK_CODE), tool("submit")]

@@ -4,6 +4,7 @@ own OpenCV script on the pair image in the sandbox and reads its printed measure
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 from typing import Any
 
@@ -107,3 +108,36 @@ def test_judge_script_cannot_change_the_case_images(ctx: Any, tmp_path: Path) ->
     assert out.data["exit_code"] != 0 and "Read-only file system" in str(out.data["stderr"])
     assert Path(ctx.pair_png).read_bytes() == before
     assert "run_python" not in judge_tools(TOOLS, sandbox=False)
+
+
+@pytest.mark.slow
+def test_judge_run_with_judge_sandbox_records_scripts_that_replay_reproduces(
+    judge_bench: Path, tmp_path: Path
+) -> None:
+    from typer.testing import CliRunner
+
+    from cli.app import app
+
+    bench = tmp_path / "bench"
+    shutil.copytree(judge_bench, bench)
+    for name in ("empty", "swapped"):
+        shutil.rmtree(bench / "candidates" / name)
+    run = tmp_path / "run"
+    with serve(measuring(1)) as fake:
+        res = CliRunner().invoke(
+            app,
+            [
+                "run", str(bench), "--out", str(run), "--rounds", "1", "--judge", "openai",
+                "--model", "fake", "--base-url", fake.base_url, "--api-key", "k",
+                "--judge-sandbox",
+            ],
+        )  # fmt: skip
+    assert res.exit_code == 0, res.output
+    manifest = json.loads((run / "run.json").read_text())
+    assert manifest["settings"]["judge_sandbox"] is True
+    case = run / "cases" / "good" / "flow"
+    events = [json.loads(x) for x in (case / "rounds" / "round-0.trajectory.jsonl").open()]
+    (result,) = [e for e in events if e["kind"] == "tool_result" and e["tool_name"] == "run_python"]
+    assert result["result"]["exit_code"] == 0 and result["result"]["stdout"].startswith("2404 900")
+    again = CliRunner().invoke(app, ["replay", str(case)])
+    assert again.exit_code == 0 and "reproduced" in again.output, again.output
