@@ -6,6 +6,7 @@ import typer
 
 # Each module registers its commands on the shared app when imported.
 from cli import (  # noqa: F401
+    behaviour_cmds,
     generate_cmds,
     pair_cmds,
     render_cmds,

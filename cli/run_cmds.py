@@ -97,6 +97,14 @@ def run_cmd(
     no_cache: Annotated[
         bool, typer.Option("--no-cache", help="Do not read or write the model-call cache.")
     ] = False,
+    judge_sandbox: Annotated[
+        bool,
+        typer.Option(
+            "--judge-sandbox",
+            help="Offer the model judge run_python: its own OpenCV/numpy/Pillow scripts on "
+            "read-only reference.png, render.png, pair.png, sandboxed; counts in the tool budget.",
+        ),
+    ] = False,
     retry_errors: Annotated[
         bool,
         typer.Option(
@@ -156,6 +164,7 @@ def run_cmd(
             budgets=Budgets(max_tool_calls=max_tool_calls),
             cache=not no_cache,
             retry_errors=retry_errors,
+            judge_sandbox=judge_sandbox,
         )
 
     settings = guarded(build)

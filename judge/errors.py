@@ -63,3 +63,10 @@ class ReplayMismatch(PptJudgeError):
 
 class LabelsError(PptJudgeError):
     """A human labels file is malformed or names cases the run does not have."""
+
+
+class SandboxError(PptJudgeError):
+    """The sandbox could not be set up (bubblewrap missing, not root, no free uid).
+
+    What the sandboxed code itself does (crash, break a limit) is never an error: it is reported
+    in :class:`judge.schema.SandboxOutcome`."""

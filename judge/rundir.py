@@ -208,7 +208,9 @@ def iter_candidates(bench: Path) -> Iterator[Candidate]:
     """Every candidate of every configuration, sorted by (config_id, task_id).
 
     A candidate whose task has no ``reference.png`` is still yielded (its ``reference`` path does
-    not exist): the runner records it as an errored case and the batch goes on.
+    not exist): the runner records it as an errored case and the batch goes on. A task that
+    ``judge generate`` recorded without a deck (``generation/<config>/<task>.json``) is yielded
+    with ``missing`` set: it fails Stage 0 and scores 0 instead of leaving the mean.
     """
     bench = Path(bench)
     tasks_dir = bench / "tasks"
@@ -226,6 +228,10 @@ def iter_candidates(bench: Path) -> Iterator[Candidate]:
                     f"{pptx}: a second candidate for task {task_id!r} (also {seen[task_id].name})"
                 )
             seen[task_id] = pptx
+        failed = _failed_generations(bench, config.name)
+        for task_id in failed:  # no deck: the case fails Stage 0 and scores 0
+            seen.setdefault(task_id, config / f"{task_id}.pptx")
+        for task_id, pptx in sorted(seen.items()):
             ref = tasks_dir / task_id / "reference.png"
             assets = tasks_dir / task_id / "assets"
             # absolute paths: the run records them, and `judge replay` must find the files
@@ -237,4 +243,22 @@ def iter_candidates(bench: Path) -> Iterator[Candidate]:
                 pptx=str(pptx.resolve()),
                 reference=str(ref.resolve()),
                 assets_dir=str(assets.resolve()) if assets.is_dir() else None,
+                missing=None if pptx.is_file() else failed.get(task_id),
             )
+
+
+def _failed_generations(bench: Path, config_id: str) -> dict[str, str]:
+    """Tasks ``judge generate`` recorded without a deck for a configuration: task id -> why."""
+    folder = bench / "generation" / config_id
+    out: dict[str, str] = {}
+    if not folder.is_dir():
+        return out
+    for path in sorted(folder.glob("*.json")):
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            continue
+        if isinstance(data, dict) and data.get("candidate") is None and "status" in data:
+            why = data.get("reason") or data["status"]
+            out[path.stem] = f"no candidate deck: the generation agent failed ({why})"
+    return out

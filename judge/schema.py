@@ -72,6 +72,9 @@ class Candidate(Model):
     reference: str
     """Path of the task's reference PNG."""
     assets_dir: str | None = None
+    missing: str | None = None
+    """Set when there is no deck because ``judge generate`` recorded a failed episode for the
+    task (the reason); the case then fails Stage 0 (``opens``) and scores 0."""
 
 
 # --------------------------------------------------------------------------------------------
@@ -665,6 +668,8 @@ class RunManifest(Model):
 # Trajectories
 
 EventKind = Literal["message", "tool_call", "tool_result", "submit", "invalid_submit", "error"]
+TrajectoryStage = Literal["semantic", "render", "detail", "generate"]
+"""The judge's stages, and ``generate`` for a generation agent's episode."""
 
 
 class TrajectoryEvent(Model):
@@ -672,7 +677,7 @@ class TrajectoryEvent(Model):
 
     version: int = SCHEMA_VERSION
     seq: int
-    stage: StageName
+    stage: TrajectoryStage
     kind: EventKind
     t: float = 0.0
     """Seconds since the round started."""
@@ -686,6 +691,103 @@ class TrajectoryEvent(Model):
     images: list[str] = Field(default_factory=list)
     """sha256 of PNGs stored under the case's ``images/`` folder."""
     usage: Usage | None = None
+
+
+# --------------------------------------------------------------------------------------------
+# Sandbox and generation (written by judge/sandbox.py and generation/agent.py)
+
+
+class SandboxOutcome(Model):
+    """What one sandboxed program did (the ``run_python`` tool result, minus timing)."""
+
+    exit_code: int | None
+    """The program's exit status (128 + N when a signal N killed it); None when the sandbox
+    killed it at the wall-clock limit."""
+    violation: str | None = None
+    """The limit the program broke, in words (wall-clock, CPU, memory, file size, processes,
+    folder size); None when it broke none."""
+    stdout: str = ""
+    stderr: str = ""
+    stdout_truncated: bool = False
+    stderr_truncated: bool = False
+    seconds: float = 0.0
+    """Wall-clock seconds, sandbox start-up included."""
+
+    @property
+    def failed(self) -> bool:
+        """A non-zero exit or a broken limit (a *sandbox failure* of the generation record)."""
+        return self.exit_code != 0 or self.violation is not None
+
+
+GenerationStatus = Literal[
+    "submitted", "no_submit", "max_turns", "repeated_failure", "model_error", "no_deck", "error"
+]
+"""submitted: the agent called submit() with a deck; no_submit: it stopped without submitting;
+max_turns: the --max-turns budget ran out; repeated_failure: it repeated the same failing call;
+model_error: the model endpoint failed (after retries); no_deck: it submitted without a deck;
+error: the harness itself failed on the task (unreadable reference, sandbox set-up)."""
+
+
+class GenerationTokens(Model):
+    """Token counts of a generation episode, summed over its model calls."""
+
+    input: int = 0
+    """Prompt tokens, cached ones included."""
+    cached_input: int = 0
+    """Prompt tokens served from the provider's prompt cache (billed at the cached rate)."""
+    output: int = 0
+    """Completion tokens, reasoning included (billed at the output rate)."""
+    reasoning: int = 0
+    """Reasoning tokens (part of ``output``)."""
+
+
+class GenerationPrices(Model):
+    """USD per million tokens the cost was computed with (None: unknown)."""
+
+    input: float | None = None
+    cached_input: float | None = None
+    """None: cached input billed at the input rate."""
+    output: float | None = None
+
+
+class GenerationRecord(Model):
+    """One task's generation episode (``BENCH/generation/<config>/<task>.json``)."""
+
+    version: int = SCHEMA_VERSION
+    config_id: str
+    task_id: str
+    model: str
+    base_url: str | None = None
+    effort: str | None = None
+    """The ``reasoning_effort`` sent with every request (None: not sent)."""
+    status: GenerationStatus
+    reason: str | None = None
+    """Why the episode failed (None when ``status`` is ``submitted``)."""
+    candidate: str | None = None
+    """The deck written, relative to the benchmark folder (None: no candidate)."""
+    program: str | None = None
+    """The last program that changed the deck, relative to the benchmark folder."""
+    trajectory: str
+    """The trajectory JSONL, relative to the benchmark folder (images in ``images/`` beside)."""
+    tokens: GenerationTokens = Field(default_factory=GenerationTokens)
+    model_calls: int = 0
+    cached_calls: int = 0
+    """Model calls answered from the on-disk cache (free)."""
+    cost_usd: float | None = None
+    """From the price table; None when no price is known."""
+    prices: GenerationPrices = Field(default_factory=GenerationPrices)
+    wall_s: float = 0.0
+    turns: int = 0
+    """Model answers in the episode."""
+    reviews: int = 0
+    """``render()`` calls."""
+    revisions: int = 0
+    """``run_python`` calls after which ``deck.pptx`` differed from before."""
+    run_python_calls: int = 0
+    sandbox_failures: int = 0
+    """``run_python`` calls that exited non-zero or broke a sandbox limit."""
+    violations: list[str] = Field(default_factory=list)
+    """Sandbox limits broken, one entry per failing call that broke one."""
 
 
 # --------------------------------------------------------------------------------------------

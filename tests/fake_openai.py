@@ -33,6 +33,10 @@ class Reply:
     completion_tokens: int = 50
     raw: bytes | None = None
     """Send these bytes as the body instead of a completion (a garbage answer)."""
+    cached_tokens: int | None = None
+    """Prompt tokens served from the provider's cache (``prompt_tokens_details``)."""
+    reasoning_tokens: int | None = None
+    """Reasoning tokens, part of ``completion_tokens`` (``completion_tokens_details``)."""
 
 
 def call(name: str, args: dict[str, Any] | str) -> tuple[str, str]:
@@ -60,6 +64,19 @@ def scripted(replies: list[Reply]) -> Responder:
     return respond
 
 
+def by_turn(replies: list[Reply]) -> Responder:
+    """Answer each conversation by how far it got: the n-th reply to its n-th model call (the
+    same script for every task of a generation run; past the end, an HTTP 400)."""
+
+    def respond(request: dict[str, Any]) -> Reply:
+        n = turn_of(request)
+        if n >= len(replies):
+            return Reply(status=400, content="fake server: script exhausted")
+        return replies[n]
+
+    return respond
+
+
 def stage_of(request: dict[str, Any]) -> str:
     """Which stage a request belongs to, from the rubric heading in its first user message."""
     for msg in request["messages"]:
@@ -80,7 +97,7 @@ def turn_of(request: dict[str, Any]) -> int:
 class FakeOpenAI:
     """The server; use :func:`serve` to run it in a thread."""
 
-    def __init__(self, responder: Responder) -> None:
+    def __init__(self, responder: Responder, port: int = 0) -> None:
         self.responder = responder
         self.requests: list[dict[str, Any]] = []
         self._lock = threading.Lock()
@@ -124,7 +141,7 @@ class FakeOpenAI:
                 except (BrokenPipeError, ConnectionResetError):
                     pass  # the client gave up (timeout test)
 
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.server = ThreadingHTTPServer(("127.0.0.1", port), Handler)
         self.server.daemon_threads = True
 
     @property
@@ -144,6 +161,15 @@ class FakeOpenAI:
                 }
                 for i, (nm, a) in enumerate(reply.tool_calls)
             ]
+        usage: dict[str, Any] = {
+            "prompt_tokens": reply.prompt_tokens,
+            "completion_tokens": reply.completion_tokens,
+            "total_tokens": reply.prompt_tokens + reply.completion_tokens,
+        }
+        if reply.cached_tokens is not None:
+            usage["prompt_tokens_details"] = {"cached_tokens": reply.cached_tokens}
+        if reply.reasoning_tokens is not None:
+            usage["completion_tokens_details"] = {"reasoning_tokens": reply.reasoning_tokens}
         return {
             "id": f"chatcmpl-{n}",
             "object": "chat.completion",
@@ -156,18 +182,15 @@ class FakeOpenAI:
                     "finish_reason": "tool_calls" if reply.tool_calls else "stop",
                 }
             ],
-            "usage": {
-                "prompt_tokens": reply.prompt_tokens,
-                "completion_tokens": reply.completion_tokens,
-                "total_tokens": reply.prompt_tokens + reply.completion_tokens,
-            },
+            "usage": usage,
         }
 
 
 @contextmanager
-def serve(responder: Responder) -> Iterator[FakeOpenAI]:
-    """Run a fake server in a daemon thread for the duration of the block."""
-    fake = FakeOpenAI(responder)
+def serve(responder: Responder, port: int = 0) -> Iterator[FakeOpenAI]:
+    """Run a fake server in a daemon thread for the duration of the block (``port`` 0: any
+    free port; give a previous server's port to keep the same base URL, e.g. for cache keys)."""
+    fake = FakeOpenAI(responder, port)
     thread = threading.Thread(target=fake.server.serve_forever, daemon=True)
     thread.start()
     try:

@@ -327,7 +327,7 @@ def _swap_media(path: Path, reference: bytes, name: str, data: bytes, ctype: str
     members = read_members(deck)
     rels_name = "ppt/slides/_rels/slide1.xml.rels"
     rels = members[rels_name].decode()
-    media = [t for t in members if t.startswith("ppt/media/")][0]
+    media = next(t for t in members if t.startswith("ppt/media/"))
     rels = rels.replace(f"../media/{media.rsplit('/', 1)[1]}", f"../media/{name}")
     members[rels_name] = rels.encode()
     members.pop(media)

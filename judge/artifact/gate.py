@@ -689,6 +689,14 @@ def _aspect(loaded: LoadedSlide) -> float:
     return tree.slide_width_pt / tree.slide_height_pt if tree.slide_height_pt else 4 / 3
 
 
+def missing_candidate(pptx: Path, why: str) -> ArtifactReport:
+    """The report of a candidate that does not exist (``judge generate`` wrote none): invalid,
+    ``opens`` failed with ``why``, every other check skipped. Stage 0 then scores it 0."""
+    checks = [_fail("opens", why)]
+    checks += [_skip(n, "not checked: there is no file") for n in CHECK_NAMES if n != "opens"]
+    return ArtifactReport(path=str(pptx), valid=False, checks=checks)
+
+
 def _reason(exc: Exception, pptx: Path) -> str:
     """The error message without the leading file path (the report already names the file)."""
     return _reason_text(str(exc), pptx)

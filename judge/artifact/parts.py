@@ -77,9 +77,7 @@ def normalise_strict(root: etree._Element) -> etree._Element:
     ``root`` itself when it has none (the common case: no copy)."""
     if not any(
         isinstance(el.tag, str) and el.tag.startswith("{" + STRICT_PREFIX) for el in root.iter()
-    ) and not any(
-        k.startswith("{" + STRICT_PREFIX) for el in root.iter() for k in el.attrib.keys()
-    ):
+    ) and not any(k.startswith("{" + STRICT_PREFIX) for el in root.iter() for k in el.attrib):
         return root
     out = etree.fromstring(etree.tostring(root))
     for el in out.iter():

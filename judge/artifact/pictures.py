@@ -28,7 +28,7 @@ from judge.errors import PackageError
 from judge.schema import Box
 
 if TYPE_CHECKING:
-    from judge.artifact.ooxml import LoadedSlide
+    from judge.artifact.ooxml import LoadedSlide, Placement
 
 IMAGE_REL_TYPES = frozenset({"image", "hdphoto", "wdp"})
 """Relationship types (short names) whose target LibreOffice may draw as a picture."""
@@ -132,9 +132,12 @@ def svg_problem(data: bytes, where: str) -> str | None:
                 return f"SVG with {kind} reference ({val[:60]!r} on <{etree.QName(el).localname}>)"
             if local == "style" and _css_problem(val.encode("utf-8", "replace")):
                 return "SVG with an external reference in a style attribute"
-        if isinstance(el.tag, str) and etree.QName(el).localname == "style":
-            if _css_problem((el.text or "").encode("utf-8", "replace")):
-                return "SVG with an external reference in a <style> sheet"
+        if (
+            isinstance(el.tag, str)
+            and etree.QName(el).localname == "style"
+            and _css_problem((el.text or "").encode("utf-8", "replace"))
+        ):
+            return "SVG with an external reference in a <style> sheet"
         if not isinstance(el.tag, str) and isinstance(el, etree._ProcessingInstruction):
             return "SVG with a processing instruction (a style sheet link)"
     return None
@@ -153,9 +156,13 @@ def emf_problem(data: bytes) -> str | None:
         rtype, size = struct.unpack_from("<II", data, pos)
         if rtype in EMF_BITMAP_RECORDS:
             return f"EMF with an embedded bitmap (record 0x{rtype:X})"
-        if rtype == EMF_GDICOMMENT and size >= 16 and data[pos + 12 : pos + 16] == b"EMF+":
-            if _emfplus_has_image(data[pos + 16 : pos + size]):
-                return "EMF+ with an embedded image"
+        if (
+            rtype == EMF_GDICOMMENT
+            and size >= 16
+            and data[pos + 12 : pos + 16] == b"EMF+"
+            and _emfplus_has_image(data[pos + 16 : pos + size])
+        ):
+            return "EMF+ with an embedded image"
         if rtype == 0x0E or size < 8:  # EMR_EOF or a corrupt size
             return None if rtype == 0x0E else "EMF with a corrupt record"
         pos += size
@@ -231,7 +238,7 @@ def collect(loaded: LoadedSlide) -> Collection:
     parts = loaded.parts
     if parts is None:
         return Collection([], [])
-    placed: dict[tuple[str, str], list] = {}
+    placed: dict[tuple[str, str], list[Placement]] = {}
     for pl in loaded.placements:
         placed.setdefault((pl.part, pl.rid), []).append(pl)
     pictures: list[PictureBlob] = []

@@ -130,7 +130,7 @@ def _strip_part(data: bytes, part: str, parts: DeckParts) -> bytes:
                 csld.remove(child)
             elif _local(child) == "spTree":
                 _strip(child, part, parts)
-    return etree.tostring(root, xml_declaration=True, encoding="UTF-8", standalone=True)
+    return bytes(etree.tostring(root, xml_declaration=True, encoding="UTF-8", standalone=True))
 
 
 def _keeps_background(bg: etree._Element) -> bool:

@@ -260,7 +260,9 @@ _FILL_KINDS = {
 }
 
 
-def _fill(sppr: etree._Element | None, style: etree._Element | None, theme: Theme):
+def _fill(
+    sppr: etree._Element | None, style: etree._Element | None, theme: Theme
+) -> tuple[str, Paint | None]:
     if sppr is not None:
         for child in sppr:
             kind = _FILL_KINDS.get(child.tag) if isinstance(child.tag, str) else None

@@ -30,6 +30,8 @@ class Prices:
 
     input_per_m: float | None = None
     output_per_m: float | None = None
+    cached_per_m: float | None = None
+    """Cached input tokens (``judge generate``; None: billed at the input rate)."""
 
     def cost(self, usage: Usage) -> float | None:
         if self.input_per_m is None and self.output_per_m is None:
@@ -42,6 +44,8 @@ class Prices:
 
 def load_prices(path: Path, model: str | None) -> Prices:
     """Read a price table: ``{"<model>": {"input": USD/1M, "output": USD/1M}, ...}``.
+
+    An entry may also give ``"cached_input"`` (USD/1M cached prompt tokens).
 
     A file that is one ``{"input": .., "output": ..}`` object applies to every model.
     """
@@ -59,6 +63,7 @@ def load_prices(path: Path, model: str | None) -> Prices:
         return Prices(
             input_per_m=float(entry["input"]) if "input" in entry else None,
             output_per_m=float(entry["output"]) if "output" in entry else None,
+            cached_per_m=float(entry["cached_input"]) if "cached_input" in entry else None,
         )
     except (TypeError, ValueError) as exc:
         raise BackendError(f"{path}: prices for {model!r} must be numbers: {exc}") from exc

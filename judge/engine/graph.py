@@ -117,8 +117,10 @@ def _case(config: RunnableConfig) -> CaseRuntime:
 def _stage0(
     candidate: Candidate, render_pictures: Callable[[bytes], bytes] | None = None
 ) -> ArtifactReport:
-    from judge.artifact.gate import validate
+    from judge.artifact.gate import missing_candidate, validate
 
+    if candidate.missing:
+        return missing_candidate(Path(candidate.pptx), candidate.missing)
     return validate(
         Path(candidate.pptx),
         reference=Path(candidate.reference),

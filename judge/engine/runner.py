@@ -57,6 +57,7 @@ from judge.schema import (
     Usage,
 )
 from judge.tools import TOOLS
+from judge.tools.python import judge_tools
 
 RUN_LOCK = ".lock"
 """Lock file of a run folder (held while ``judge run`` writes it)."""
@@ -94,6 +95,8 @@ class RunSettings:
     retry_errors: bool = True
     """On resume, judge again the cases whose ``case.json`` records an error, redoing their
     errored rounds (answers already given come from the model-call cache, so this is cheap)."""
+    judge_sandbox: bool = False
+    """Offer the model judge ``run_python`` (its own scripts, sandboxed; judge/tools/python.py)."""
 
 
 @dataclass
@@ -229,6 +232,7 @@ def manifest_for(
             "early_stop": settings.early_stop,
             "concurrency": settings.concurrency,
             "max_cost_usd": settings.max_cost_usd,
+            "judge_sandbox": settings.judge_sandbox,
         },
     )
 
@@ -331,6 +335,11 @@ def check_settings(settings: RunSettings) -> None:
     for ok, message in checks:
         if not ok:
             raise BenchmarkError(message)
+    if settings.judge_sandbox:
+        from judge.sandbox import available
+
+        if (reason := available()) is not None:
+            raise BenchmarkError(f"--judge-sandbox: the sandbox cannot run here: {reason}")
 
 
 def run_bench(
@@ -384,6 +393,7 @@ def run_bench(
             budget=_Budget(settings.max_cost_usd),
             cache=cache,
             slots=threading.Semaphore(settings.concurrency),
+            generation_costs=generation_costs(bench),
         )
         return _run_locked(run, manifest, t0)
     finally:
@@ -422,6 +432,8 @@ class _Run:
     """Shared limit on rounds judged at the same time across cases."""
     results: dict[str, CaseResult] = field(default_factory=dict)
     """Finished cases by case id (reused and judged)."""
+    generation_costs: dict[str, float | None] = field(default_factory=dict)
+    """``generation_cost_usd`` by case id, from ``BENCH/generation/`` (``judge generate``)."""
     _lock: threading.Lock = field(default_factory=threading.Lock)
     _last_flush: float = 0.0
 
@@ -437,6 +449,9 @@ class _Run:
         write_results(self.out, ordered)
 
     def record(self, cand: Candidate, result: CaseResult) -> None:
+        if cand.case_id in self.generation_costs:
+            cost = self.generation_costs[cand.case_id]
+            result = result.model_copy(update={"generation_cost_usd": cost})
         with self._lock:
             self.results[cand.case_id] = result
 
@@ -453,7 +468,7 @@ class _Run:
             taxonomy=self.tax,
             taxonomy_hash=self.tax_hash,
             policy=self.settings.policy,
-            tools=TOOLS,
+            tools=judge_tools(TOOLS, self.settings.judge_sandbox),
             render=self.pool.render,
             export_svg=self.pool.export_svg,
             render_pictures=self.pool.render_pictures,
@@ -486,6 +501,13 @@ class _Run:
             return self.failed(cand, cd, f"{type(exc).__name__}: {exc}")
 
 
+def generation_costs(bench: Path) -> dict[str, float | None]:
+    """The generation cost of every case that ``judge generate`` recorded, by case id."""
+    from generation.records import generation_records
+
+    return {f"{c}/{t}": rec.cost_usd for (c, t), rec in generation_records(bench).items()}
+
+
 def _start_run(out: Path, manifest: RunManifest) -> RunManifest:
     """Check a resumed run's manifest, or write a new run's manifest and taxonomy copy."""
     if (out / RUN_MANIFEST).is_file():
@@ -504,7 +526,7 @@ def _pending(run: _Run, summary: RunSummary) -> list[Candidate]:
         cd = case_dir(run.out, cand.config_id, cand.task_id)
         done = _finished(cd, run.settings.retry_errors)
         if done is not None:
-            run.results[cand.case_id] = done
+            run.record(cand, done)
             summary.reused += 1
         else:
             pending.append(cand)

@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from judge.rundir import atomic_write_bytes, atomic_write_text
-from judge.schema import EventKind, StageName, TrajectoryEvent, Usage
+from judge.schema import EventKind, TrajectoryEvent, TrajectoryStage, Usage
 
 RAW_ARGUMENTS_KEY = "__raw__"
 """Key under which tool-call arguments that were not a JSON object are recorded."""
@@ -72,7 +72,7 @@ class Recorder:
 
     def add(
         self,
-        stage: StageName,
+        stage: TrajectoryStage,
         kind: EventKind,
         *,
         role: str | None = None,

@@ -37,6 +37,7 @@ from judge.schema import (
 )
 from judge.tools import TOOLS
 from judge.tools.base import ToolContext
+from judge.tools.python import judge_tools
 
 VERDICT_FIELDS = ("status", "semantic", "render", "detail")
 """Round fields compared between the recording and the replay."""
@@ -259,7 +260,7 @@ def _replay_round(
         taxonomy=scoring.tax,
         taxonomy_hash=scoring.tax_hash,
         policy=scoring.policy,
-        tools=TOOLS,
+        tools=judge_tools(TOOLS, sandbox=True),  # recorded run_python scripts run again
     )
     rt.ctx = ctx
     return run_round(rt, k)

@@ -28,6 +28,7 @@ from pathlib import Path
 from judge.errors import BenchmarkError
 from judge.rundir import read_results
 from scoring.agreement import agreement_report, agreement_text, read_labels, run_subtypes
+from scoring.behaviour import BehaviourReport, run_behaviour
 from scoring.bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED
 from scoring.findings_stats import findings_report
 from scoring.leaderboard import build_leaderboard
@@ -47,6 +48,14 @@ def case_slug(case_id: str) -> str:
     digest = hashlib.sha1(case_id.encode("utf-8")).hexdigest()[:10]
     safe = SLUG_UNSAFE.sub("_", case_id).strip("._")[:SLUG_MAX] or "case"
     return f"{safe}-{digest}"
+
+
+def _behaviour_of(run: Path) -> BehaviourReport | None:
+    """The run's behaviour report when its benchmark has generation records, else None."""
+    try:
+        return run_behaviour(run)
+    except BenchmarkError:
+        return None
 
 
 def write_report(
@@ -85,5 +94,6 @@ def write_report(
         page_dir.mkdir(parents=True, exist_ok=True)
         (page_dir / "index.html").write_text(case_html(case, run, page_dir), encoding="utf-8")
     index = out / "index.html"
-    index.write_text(index_html(run, cases, board, frep, slugs, agreement), encoding="utf-8")
+    page = index_html(run, cases, board, frep, slugs, agreement, _behaviour_of(run))
+    index.write_text(page, encoding="utf-8")
     return index

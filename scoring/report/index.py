@@ -8,6 +8,7 @@ from pathlib import Path
 
 from judge.rundir import RUN_MANIFEST
 from judge.schema import CaseResult, RunManifest
+from scoring.behaviour import BehaviourReport
 from scoring.findings_stats import FindingsReport
 from scoring.leaderboard import Leaderboard
 from scoring.report.markup import (
@@ -21,7 +22,14 @@ from scoring.report.markup import (
     page,
     percent,
 )
-from scoring.report.svg import legend, svg_bars, svg_histograms, svg_intervals, svg_stacked
+from scoring.report.svg import (
+    legend,
+    svg_bars,
+    svg_histograms,
+    svg_intervals,
+    svg_scatter,
+    svg_stacked,
+)
 
 MAX_SUBTYPE_BARS = 20
 """Subtypes shown in the penalty-by-subtype plot (largest first); the table lists all."""
@@ -146,6 +154,26 @@ def _manifest_html(run: Path) -> tuple[str, str]:
     )
 
 
+def _behaviour_html(rep: BehaviourReport) -> str:
+    """Reviews vs score per configuration (generation records joined with the run)."""
+    points = [
+        (r.config_id, float(r.mean_reviews), float(r.mean_score))
+        for r in rep.rows
+        if r.mean_reviews is not None and r.mean_score is not None
+    ]
+    c = rep.reviews
+    note = (
+        f"Pearson r {fmt(c.pearson, '{:.3f}')}, Spearman rho {fmt(c.spearman, '{:.3f}')} "
+        f"across {len(points)} configurations (mean render() calls per task vs mean score)."
+    )
+    return (
+        '<h2>Agent behaviour</h2><div class="card" id="reviews-vs-score">'
+        "<h3>Reviews vs score</h3>"
+        + svg_scatter(points, "mean reviews per task")
+        + f'<p class="note">{esc(note)}</p></div>'
+    )
+
+
 def index_html(
     run: Path,
     cases: Sequence[CaseResult],
@@ -153,6 +181,7 @@ def index_html(
     frep: FindingsReport,
     slugs: dict[str, str],
     agreement: str = "",
+    behaviour: BehaviourReport | None = None,
 ) -> str:
     sub, warn = _manifest_html(run)
     header = f"<h1>pptjudge report</h1><div class=sub>{sub}</div>"
@@ -180,6 +209,8 @@ def index_html(
     body.append(legend(GATE_ORDER, GATE_COLOURS) + "</div>")
     body.append("<h2>Findings and penalties</h2>")
     body.append(_findings_html(frep))
+    if behaviour is not None and behaviour.rows:
+        body.append(_behaviour_html(behaviour))
     if agreement:
         body.append("<h2>Agreement with human labels</h2>")
         body.append(f"<pre>{esc(agreement)}</pre>")

@@ -175,3 +175,39 @@ def legend(keys: Sequence[str], colours: dict[str, str]) -> str:
         + "".join(f'<span><i style="background:{colours[k]}"></i>{esc(k)}</span>' for k in keys)
         + "</div>"
     )
+
+
+def svg_scatter(
+    points: Sequence[tuple[str, float, float]], x_label: str, y_label: str = "mean score"
+) -> str:
+    """Labelled points (label, x, y): x from 0 to its largest value, y (a score) on 0-100."""
+    left, plot_w, plot_h, top = 50, 460, 260, 10
+    peak = max((x for _, x, _ in points), default=0.0) or 1.0
+
+    def sx(v: float) -> float:
+        return left + plot_w * max(0.0, v) / peak
+
+    def sy(v: float) -> float:
+        return top + plot_h * (1.0 - max(0.0, min(100.0, v)) / 100.0)
+
+    step = peak / 5
+    inner = _axis(left, left + plot_w, top + plot_h, top, [step * i for i in range(6)], sx)
+    inner.append(f'<line x1="{left}" y1="{top}" x2="{left}" y2="{top + plot_h}" stroke="#8892a0"/>')
+    for t in range(0, 101, 25):
+        inner.append(
+            f'<text x="{left - 6}" y="{sy(t) + 4:.1f}" font-size="11" text-anchor="end" '
+            f'fill="#5f6b7a">{t}</text>'
+        )
+    inner.append(
+        f'<text x="{left + plot_w / 2}" y="{top + plot_h + 30}" font-size="12" '
+        f'text-anchor="middle">{esc(x_label)}</text>'
+        f'<text x="12" y="{top + plot_h / 2}" font-size="12" text-anchor="middle" '
+        f'transform="rotate(-90 12 {top + plot_h / 2})">{esc(y_label)}</text>'
+    )
+    for label, x, y in points:
+        inner.append(
+            f'<circle class="pt" cx="{sx(x):.1f}" cy="{sy(y):.1f}" r="5" fill="#4e79a7">'
+            f"<title>{esc(label)}: {x:.2f}, {y:.1f}</title></circle>"
+            f'<text x="{sx(x) + 7:.1f}" y="{sy(y) - 6:.1f}" font-size="11">{esc(label)}</text>'
+        )
+    return _svg(left + plot_w + 120, top + plot_h + 40, inner, f"{x_label} vs {y_label}")
