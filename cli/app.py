@@ -8,6 +8,7 @@ import typer
 from cli import (  # noqa: F401
     generate_cmds,
     pair_cmds,
+    protocol_cmds,
     render_cmds,
     rescore_cmds,
     run_cmds,

@@ -59,16 +59,33 @@ def leaderboard_cmd(
         int, typer.Option("--top-k", "-k", help="k of the top-k membership probability.", min=1)
     ] = DEFAULT_TOP_K,
     results: ResultsOpt = None,
+    by: Annotated[
+        str | None,
+        typer.Option("--by", help="Split into one leaderboard per complexity tier: --by tier."),
+    ] = None,
+    tier_cuts: Annotated[
+        str | None,
+        typer.Option(
+            "--tier-cuts",
+            help="Tier cut-offs of the complexity score, e.g. 0.33,0.66 (default: tertiles "
+            "of the benchmark's own scores).",
+        ),
+    ] = None,
 ) -> None:
     """Rank configurations by mean score, with a paired task bootstrap of the ranking.
 
     Invalid and gated cases score 0; errored cases are counted but left out of the means.
     --results reads a rescored file (judge rescore) of each run instead of results.jsonl.
+    The table ends with the object audit (share of decks without connectors, median
+    connectors).
 
     Example: judge leaderboard runs/main --format table --resamples 10000 --seed 0
 
     Example: judge leaderboard runs/main --results results.equal-weights.1a2b3c4d.jsonl
+
+    Example: judge leaderboard runs/main --by tier
     """
+    from cli.protocol_cmds import audit_text, tier_boards_text
     from scoring.leaderboard import (
         build_leaderboard,
         leaderboard_csv,
@@ -79,12 +96,14 @@ def leaderboard_cmd(
 
     def go() -> str:
         cases = load_cases(runs, results)
+        if by is not None:
+            return tier_boards_text(cases, runs, by, tier_cuts, resamples, seed, top_k, fmt.value)
         board = build_leaderboard(cases, n_resamples=resamples, seed=seed, top_k=top_k, runs=runs)
         if fmt is Format.csv:
             return leaderboard_csv(board).rstrip("\n")
         if fmt is Format.json:
             return leaderboard_json(board)
-        return leaderboard_table(board)
+        return leaderboard_table(board) + audit_text(cases, runs)
 
     typer.echo(guarded(go))
 
@@ -96,14 +115,40 @@ def compare_cmd(
     b: Annotated[str, typer.Argument(help="Second configuration id.", show_default=False)],
     fmt: Annotated[TextFormat, typer.Option("--format", help="Output format.")] = TextFormat.text,
     results: ResultsOpt = None,
+    paired: Annotated[
+        bool,
+        typer.Option(
+            "--paired",
+            help="Mean paired difference A - B over shared tasks with a seeded task-bootstrap "
+            "95% interval, for S and each ReFigBench axis.",
+        ),
+    ] = False,
+    refigbench: Annotated[
+        Path | None,
+        typer.Option("--refigbench", help="With --paired: a ReFigBench run of the same cases."),
+    ] = None,
+    resamples: Annotated[
+        int, typer.Option(help="With --paired: bootstrap resamples.", min=1)
+    ] = DEFAULT_RESAMPLES,
+    seed: Annotated[int, typer.Option(help="With --paired: bootstrap seed.")] = DEFAULT_SEED,
 ) -> None:
     """Compare two configurations on the tasks both pass; list tasks gained and lost.
 
     Differences are A minus B; "gained" are tasks B passes and A does not.
 
     Example: judge compare runs/main gpt-small gpt-large
+
+    Example: judge compare runs/main gpt-small gpt-large --paired --refigbench runs/refig
     """
     from scoring.leaderboard import compare_configs, comparison_text, load_cases
+
+    if paired:
+        from cli.protocol_cmds import paired_output
+
+        typer.echo(
+            guarded(lambda: paired_output(run, a, b, refigbench, resamples, seed, fmt.value))
+        )
+        return
 
     def go() -> str:
         cmp = compare_configs(load_cases([run], results), a, b)

@@ -96,7 +96,7 @@ def lab(bgr: Image) -> NDArray[np.float64]:
 
 def ciede2000(lab1: NDArray[np.float64], lab2: NDArray[np.float64]) -> NDArray[np.float64]:
     """CIEDE2000 difference of two (N, 3) arrays of L*a*b* colours (Sharma, Wu, Dalal 2005)."""
-    from judge.tools.diff import ciede2000 as _de2000
+    from judge.tools.colour import ciede2000 as _de2000
 
     return np.asarray(_de2000(np.asarray(lab1, float), np.asarray(lab2, float)), np.float64)
 

@@ -24,7 +24,7 @@ from typing import Any, Literal, Protocol
 from langchain_core.language_models import BaseChatModel
 
 from judge.errors import BackendError
-from judge.schema import StageName, Taxonomy, Usage
+from judge.schema import Rubric, StageName, Taxonomy, Usage
 from judge.tools.base import ToolContext
 
 BackendName = Literal["openai", "replay", "builtin"]
@@ -130,18 +130,19 @@ class BuiltinBackend:
     name = "builtin"
     deterministic = True
 
-    def __init__(self, taxonomy: Taxonomy) -> None:
+    def __init__(self, taxonomy: Taxonomy, rubric: Rubric | None = None) -> None:
         try:
             from judge.backends.builtin import BuiltinJudgeModel
         except ImportError as exc:
             raise BackendError(f"the builtin judge is not available: {exc}") from exc
         self._cls = BuiltinJudgeModel
         self.taxonomy = taxonomy
+        self.rubric = rubric
 
     def chat_model(
         self, ctx: ToolContext, stage: StageName, round_index: int, case_id: str = ""
     ) -> BaseChatModel:
-        return self._cls(ctx, stage, self.taxonomy)
+        return self._cls(ctx, stage, self.taxonomy, rubric=self.rubric)
 
     def cache_params(self) -> dict[str, object] | None:
         return None
@@ -160,8 +161,13 @@ def default_backend_name(settings: BackendSettings) -> BackendName:
     return "openai" if endpoint_configured(settings) else "builtin"
 
 
-def make_backend(name: str, settings: BackendSettings, taxonomy: Taxonomy) -> Backend:
-    """Construct a backend by name; raises :class:`BackendError` for bad configuration."""
+def make_backend(
+    name: str, settings: BackendSettings, taxonomy: Taxonomy, rubric: Rubric | None = None
+) -> Backend:
+    """Construct a backend by name; raises :class:`BackendError` for bad configuration.
+
+    ``rubric``: the ReFigBench rubric of a ``--protocol refigbench`` run (the builtin judge
+    measures its axes)."""
     if name == "openai":
         from judge.backends.openai import OpenAIBackend
 
@@ -173,5 +179,5 @@ def make_backend(name: str, settings: BackendSettings, taxonomy: Taxonomy) -> Ba
             raise BackendError("the replay judge needs a source: --replay-from PATH")
         return ReplayBackend(Path(settings.replay_source))
     if name == "builtin":
-        return BuiltinBackend(taxonomy)
+        return BuiltinBackend(taxonomy, rubric)
     raise BackendError(f"unknown judge backend {name!r}: use one of {', '.join(BACKEND_NAMES)}")
