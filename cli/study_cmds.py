@@ -240,15 +240,25 @@ def report_cmd(
         Path | None,
         typer.Option("--labels", help="Human labels CSV: add the agreement statistics."),
     ] = None,
+    refigbench: Annotated[
+        Path | None,
+        typer.Option(
+            "--refigbench", help="A ReFigBench run of the same candidates: protocols side by side."
+        ),
+    ] = None,
 ) -> None:
     """Write a static HTML report (opens from disk, no server): leaderboard, plots, case pages.
 
     Example: judge report runs/main --out report/ --labels fixtures/labels.csv
+
+    Example: judge report runs/main --out report/ --refigbench runs/refig
     """
     from scoring.report import write_report
 
     def go() -> Path:
-        return write_report(run, out, n_resamples=resamples, seed=seed, labels=labels)
+        return write_report(
+            run, out, n_resamples=resamples, seed=seed, labels=labels, refigbench=refigbench
+        )
 
     index = guarded(go)
     typer.echo(f"wrote {index}")
