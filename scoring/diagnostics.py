@@ -8,6 +8,7 @@ never change a score, and a diagnostic that cannot be computed is left null (the
 
 from __future__ import annotations
 
+import contextlib
 import threading
 from pathlib import Path
 
@@ -55,8 +56,6 @@ def with_diagnostics(
             pass
     ref = Path(candidate.reference)
     if ref.is_file():
-        try:
+        with contextlib.suppress(PptJudgeError):
             update["complexity"] = reference_complexity_cached(ref)
-        except PptJudgeError:
-            pass
     return result.model_copy(update=update) if update else result
