@@ -779,6 +779,10 @@ class RecordedCase(BaseModel):
     error: str | None = None
     usage: Usage = Field(default_factory=Usage)
     generation_cost_usd: float | None = None
+    protocol: ProtocolName = "pptbench"
+    fidelity: FidelityMetrics | None = None
+    """Carried over by rescoring (diagnostics are not recomputed from frozen files)."""
+    complexity: ComplexityMetrics | None = None
 
 
 class RunManifest(Model):

@@ -26,6 +26,7 @@ from judge.schema import (
     Candidate,
     CaseResult,
     ObjectAudit,
+    RecordedCase,
     RefigScore,
     RoundResult,
     Rubric,
@@ -104,7 +105,7 @@ def axis_points(rounds: Sequence[RoundResult], rubric: Rubric) -> tuple[dict[str
 
 
 def refig_case_result(
-    candidate: Candidate,
+    candidate: Candidate | RecordedCase,
     report: ArtifactReport | None,
     rounds: Sequence[RoundResult],
     rubric: Rubric,

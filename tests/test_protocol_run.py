@@ -108,3 +108,16 @@ def test_prefs_export_is_blinded_and_keeps_the_key_apart(two_runs, tmp_path: Pat
     assert "agent-" not in text
     assert (tmp_path / "pairs" / rows[0]["image"]).is_file()
     assert summary.key == tmp_path / "pairs-key.csv" and "agent-careful" in summary.key.read_text()
+
+
+@pytest.mark.slow
+def test_rescoring_a_refigbench_run_reproduces_it_under_its_rubric(two_runs) -> None:
+    from judge.errors import BenchmarkError
+    from scoring.rescore import rescore_run
+
+    _, refig = two_runs
+    report = rescore_run(refig, workers=1)
+    assert report.identity and not report.mismatches and not report.errors
+    assert "ReFigBench rubric" in report.taxonomy_source
+    with pytest.raises(BenchmarkError, match="scored by its rubric"):
+        rescore_run(refig, policies=["vote-1"], workers=1)

@@ -35,6 +35,7 @@ from judge.render.pool import DEFAULT_DPI
 from judge.rundir import (
     RESULTS,
     RUN_MANIFEST,
+    RUN_RUBRIC,
     RUN_TAXONOMY,
     CaseDir,
     atomic_write_bytes,
@@ -61,8 +62,6 @@ from judge.schema import (
 )
 from judge.tools import TOOLS
 
-RUN_RUBRIC = "rubric.yaml"
-"""Copy of the ReFigBench rubric file kept in a ``--protocol refigbench`` run folder."""
 RUN_LOCK = ".lock"
 """Lock file of a run folder (held while ``judge run`` writes it)."""
 CACHE_DIR = "cache"
