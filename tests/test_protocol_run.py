@@ -121,3 +121,44 @@ def test_rescoring_a_refigbench_run_reproduces_it_under_its_rubric(two_runs) -> 
     assert "ReFigBench rubric" in report.taxonomy_source
     with pytest.raises(BenchmarkError, match="scored by its rubric"):
         rescore_run(refig, policies=["vote-1"], workers=1)
+
+
+@pytest.mark.slow
+def test_model_judge_scores_the_rubric_in_one_structured_pass_per_round(
+    judge_bench: Path, tmp_path: Path, render_pool
+) -> None:
+    import itertools
+    import threading
+
+    from judge.backends import BackendSettings
+    from taxonomy.rubric import load_rubric
+    from tests.fake_openai import Reply, serve, submit
+
+    rubric = load_rubric()
+    counter = itertools.count()
+    lock = threading.Lock()
+
+    def respond(request: dict) -> Reply:
+        with lock:
+            n = next(counter)
+        axes = [
+            {"axis": a.name, "points": a.max_points, "rationale": "matches"} for a in rubric.axes
+        ]
+        axes[1]["points"] = (30, 24, 18)[n % 3]  # structure: mean 24 over a case's rounds
+        return submit({"axes": axes})
+
+    with serve(respond) as fake:
+        backend = BackendSettings(model="fake", base_url=fake.base_url, api_key="k")
+        settings = RunSettings(
+            judge="openai", backend=backend, protocol="refigbench", concurrency=1, cache=False
+        )
+        run_bench(judge_bench, tmp_path / "run", settings, render_pool=render_pool)
+    results = {c.config_id: c for c in read_results(tmp_path / "run")}
+    assert len(fake.requests) == 3 * len(results)  # one request per round, three rounds
+    first = fake.requests[0]
+    assert [t["function"]["name"] for t in first["tools"]] == ["submit_verdict"]
+    text = first["messages"][1]["content"][0]["text"]
+    assert "ReFigBench rubric" in text and "picture_area_ratio" in text
+    good = results["good"]
+    assert good.refigbench is not None and good.refigbench.rounds_scored == 3
+    assert good.refigbench.axes["structure"] == 24.0 and good.score == 94.0
