@@ -162,3 +162,14 @@ def test_model_judge_scores_the_rubric_in_one_structured_pass_per_round(
     good = results["good"]
     assert good.refigbench is not None and good.refigbench.rounds_scored == 3
     assert good.refigbench.axes["structure"] == 24.0 and good.score == 94.0
+
+
+@pytest.mark.slow
+def test_replaying_a_refigbench_case_reproduces_its_rubric_rounds(two_runs) -> None:
+    from judge.engine.verify import replay_case
+
+    _, refig = two_runs
+    report = replay_case(refig / "cases" / "agent-cheat" / "s7-flow01")
+    assert report.reproduced, (report.tool_diffs, report.verdict_diffs)
+    assert report.replayed.protocol == "refigbench"
+    assert report.replayed.score == report.recorded.score
