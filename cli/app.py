@@ -9,6 +9,7 @@ from cli import (  # noqa: F401
     behaviour_cmds,
     generate_cmds,
     pair_cmds,
+    protocol_cmds,
     render_cmds,
     rescore_cmds,
     run_cmds,

@@ -112,6 +112,26 @@ def run_cmd(
             help="On resume, judge again the cases recorded with an error (errored rounds).",
         ),
     ] = True,
+    protocol: Annotated[
+        str,
+        typer.Option(
+            "--protocol",
+            help="pptbench (gates + taxonomy, default) or refigbench (gate, five rubric axes, "
+            "raster-paste cap). Example: --protocol refigbench",
+        ),
+    ] = "pptbench",
+    rubric: Annotated[
+        Path | None,
+        typer.Option("--rubric", help="ReFigBench rubric YAML (default: packaged)."),
+    ] = None,
+    lpips_weights: Annotated[
+        Path | None,
+        typer.Option(
+            "--lpips-weights",
+            help="Local LPIPS(alex) state dict: adds LPIPS to the fidelity diagnostics "
+            "(needs torch and lpips; nothing is downloaded).",
+        ),
+    ] = None,
 ) -> None:
     """Judge every candidate of a benchmark: Stage 0, render, R rounds, score.
 
@@ -119,6 +139,8 @@ def run_cmd(
     Rerunning the same command resumes: finished cases and rounds are not redone.
 
     Example: judge run bench/ --rounds 3 --judge openai --model gpt-4o --out runs/gpt4o
+
+    Example: judge run bench/ --protocol refigbench --out runs/refig
     """
     from judge.backends import BackendSettings, Prices, default_backend_name, load_prices
     from judge.engine.agent import Budgets
@@ -165,6 +187,9 @@ def run_cmd(
             cache=not no_cache,
             retry_errors=retry_errors,
             judge_sandbox=judge_sandbox,
+            protocol=protocol,  # type: ignore[arg-type]  # checked by check_settings
+            rubric_path=rubric,
+            lpips_weights=lpips_weights,
         )
 
     settings = guarded(build)

@@ -67,6 +67,18 @@ def leaderboard_cmd(
             "configurations are marked 'incomplete'.",
         ),
     ] = False,
+    by: Annotated[
+        str | None,
+        typer.Option("--by", help="Split into one leaderboard per complexity tier: --by tier."),
+    ] = None,
+    tier_cuts: Annotated[
+        str | None,
+        typer.Option(
+            "--tier-cuts",
+            help="Tier cut-offs of the complexity score, e.g. 0.33,0.66 (default: tertiles "
+            "of the benchmark's own scores).",
+        ),
+    ] = None,
 ) -> None:
     """Rank configurations by mean score, with a paired task bootstrap of the ranking.
 
@@ -74,13 +86,18 @@ def leaderboard_cmd(
     refused, naming them, unless --allow-incomplete: then they are left out of the means and
     every affected configuration is marked.
     --results reads a rescored file (judge rescore) of each run instead of results.jsonl.
+    The table ends with the object audit (share of decks without connectors, median
+    connectors).
 
     Example: judge leaderboard runs/main --format table --resamples 10000 --seed 0
 
     Example: judge leaderboard runs/main --results results.equal-weights.1a2b3c4d.jsonl
 
     Example: judge leaderboard runs/main --allow-incomplete
+
+    Example: judge leaderboard runs/main --by tier
     """
+    from cli.protocol_cmds import audit_text, tier_boards_text
     from scoring.leaderboard import (
         build_leaderboard,
         check_complete,
@@ -94,12 +111,15 @@ def leaderboard_cmd(
         cases = load_cases(runs, results)
         if not allow_incomplete:
             check_complete(cases)
+
+        if by is not None:
+            return tier_boards_text(cases, runs, by, tier_cuts, resamples, seed, top_k, fmt.value)
         board = build_leaderboard(cases, n_resamples=resamples, seed=seed, top_k=top_k, runs=runs)
         if fmt is Format.csv:
             return leaderboard_csv(board).rstrip("\n")
         if fmt is Format.json:
             return leaderboard_json(board)
-        return leaderboard_table(board)
+        return leaderboard_table(board) + audit_text(cases, runs)
 
     typer.echo(guarded(go))
 
@@ -111,14 +131,40 @@ def compare_cmd(
     b: Annotated[str, typer.Argument(help="Second configuration id.", show_default=False)],
     fmt: Annotated[TextFormat, typer.Option("--format", help="Output format.")] = TextFormat.text,
     results: ResultsOpt = None,
+    paired: Annotated[
+        bool,
+        typer.Option(
+            "--paired",
+            help="Mean paired difference A - B over shared tasks with a seeded task-bootstrap "
+            "95% interval, for S and each ReFigBench axis.",
+        ),
+    ] = False,
+    refigbench: Annotated[
+        Path | None,
+        typer.Option("--refigbench", help="With --paired: a ReFigBench run of the same cases."),
+    ] = None,
+    resamples: Annotated[
+        int, typer.Option(help="With --paired: bootstrap resamples.", min=1)
+    ] = DEFAULT_RESAMPLES,
+    seed: Annotated[int, typer.Option(help="With --paired: bootstrap seed.")] = DEFAULT_SEED,
 ) -> None:
     """Compare two configurations on the tasks both pass; list tasks gained and lost.
 
     Differences are A minus B; "gained" are tasks B passes and A does not.
 
     Example: judge compare runs/main gpt-small gpt-large
+
+    Example: judge compare runs/main gpt-small gpt-large --paired --refigbench runs/refig
     """
     from scoring.leaderboard import compare_configs, comparison_text, load_cases
+
+    if paired:
+        from cli.protocol_cmds import paired_output
+
+        typer.echo(
+            guarded(lambda: paired_output(run, a, b, refigbench, resamples, seed, fmt.value))
+        )
+        return
 
     def go() -> str:
         cmp = compare_configs(load_cases([run], results), a, b)
@@ -210,15 +256,25 @@ def report_cmd(
         Path | None,
         typer.Option("--labels", help="Human labels CSV: add the agreement statistics."),
     ] = None,
+    refigbench: Annotated[
+        Path | None,
+        typer.Option(
+            "--refigbench", help="A ReFigBench run of the same candidates: protocols side by side."
+        ),
+    ] = None,
 ) -> None:
     """Write a static HTML report (opens from disk, no server): leaderboard, plots, case pages.
 
     Example: judge report runs/main --out report/ --labels fixtures/labels.csv
+
+    Example: judge report runs/main --out report/ --refigbench runs/refig
     """
     from scoring.report import write_report
 
     def go() -> Path:
-        return write_report(run, out, n_resamples=resamples, seed=seed, labels=labels)
+        return write_report(
+            run, out, n_resamples=resamples, seed=seed, labels=labels, refigbench=refigbench
+        )
 
     index = guarded(go)
     typer.echo(f"wrote {index}")

@@ -40,6 +40,8 @@ from judge.schema import SCHEMA_VERSION, Candidate, CaseResult, Task
 
 RUN_MANIFEST = "run.json"
 RUN_TAXONOMY = "taxonomy.yaml"
+RUN_RUBRIC = "rubric.yaml"
+"""Copy of the ReFigBench rubric kept in a ``--protocol refigbench`` run folder."""
 """A copy of the taxonomy file the run was scored with (so later edits never orphan a run)."""
 RESULTS = "results.jsonl"
 CANDIDATE_SUFFIXES = (".pptx", ".pptm")

@@ -322,7 +322,8 @@ class PairGeometry(Model):
 # Stage verdicts
 
 Dimension = Literal["layout", "text", "graphics"]
-StageName = Literal["semantic", "render", "detail"]
+StageName = Literal["semantic", "render", "detail", "rubric"]
+"""``rubric``: the ReFigBench rubric stage (``judge run --protocol refigbench``)."""
 
 
 class GateReason(Model):
@@ -419,6 +420,8 @@ class RoundResult(Model):
     semantic: GateVerdict | None = None
     render: GateVerdict | None = None
     detail: DetailVerdict | None = None
+    rubric: RubricVerdict | None = None
+    """The ReFigBench rubric verdict (``--protocol refigbench`` rounds only)."""
     error: str | None = None
     backend: str = ""
     usage: Usage = Field(default_factory=Usage)
@@ -505,6 +508,142 @@ class Taxonomy(Model):
             if dim.name == name:
                 return dim
         raise KeyError(name)
+
+
+# --------------------------------------------------------------------------------------------
+# Sibling protocols: the ReFigBench rubric (its data file's schema and the verdicts), the
+# FigCodeBench fidelity diagnostics and visual complexity (extra fields of a results line)
+
+ProtocolName = Literal["pptbench", "refigbench"]
+"""Which protocol made a run or a results line (``judge run --protocol``)."""
+
+
+class RubricLevel(Model):
+    """One anchor of a rubric axis: what a reconstruction earning ``fraction`` of it looks like."""
+
+    fraction: float = Field(ge=0.0, le=1.0)
+    """Share of the axis maximum this anchor stands for (0-1)."""
+    anchor: str = Field(min_length=1)
+
+
+class RubricAxis(Model):
+    name: str
+    max_points: float = Field(gt=0)
+    description: str = Field(min_length=1)
+    levels: list[RubricLevel]
+    """From the best anchor (fraction 1.0) down to the worst (fraction 0.0)."""
+
+
+class RubricCap(Model):
+    """The raster-paste cap: a picture (or pictures) covering most of the canvas while the
+    slide holds few native objects caps the score."""
+
+    picture_area_min: float = Field(gt=0.0, le=1.0)
+    """Picture area over canvas area (0-1) from which the cap may apply (ReFigBench: 0.85)."""
+    max_native_objects: int = Field(ge=0)
+    """"Few native objects": at most this many native editable components (pptjudge's choice)."""
+    cap_score: float = Field(ge=0)
+    """The most such a deck can score (ReFigBench: 50)."""
+
+
+class RubricBuiltin(Model):
+    """Constants of the built-in judge's measured version of the axes (pptjudge's choices)."""
+
+    no_connector_factor: float = Field(ge=0.0, le=1.0)
+    """Editability multiplier when the reference has edges and the deck no native connector."""
+    layout_findings: list[str]
+    """Taxonomy subtypes of the detail measurements that count against relative geometry."""
+    detail_findings: list[str]
+    """Taxonomy subtypes that count against visual detail."""
+
+
+class Rubric(Model):
+    """The ReFigBench rubric data file (``taxonomy/refigbench.yaml``)."""
+
+    version: str
+    name: str = "refigbench"
+    gate: list[str]
+    """Stage 0 check names (from :data:`CHECK_NAMES`) a deck must pass; else it scores 0."""
+    axes: list[RubricAxis]
+    cap: RubricCap
+    builtin: RubricBuiltin
+    choices: list[str] = Field(default_factory=list)
+    """Key paths of the values ReFigBench leaves unstated and pptjudge chose."""
+
+    def axis(self, name: str) -> RubricAxis:
+        """The axis ``name``; KeyError when the rubric has none by that name."""
+        for ax in self.axes:
+            if ax.name == name:
+                return ax
+        raise KeyError(name)
+
+
+class AxisScore(Model):
+    """One axis as the judge scored it in one round."""
+
+    axis: str
+    points: float = Field(ge=0)
+    """Points on the axis, 0 to its ``max_points``."""
+    rationale: str = Field(min_length=1)
+    """What was seen or measured, naming nodes, edges or objects."""
+
+
+class RubricVerdict(Model):
+    """The ReFigBench rubric stage verdict: every axis of the rubric exactly once."""
+
+    axes: list[AxisScore]
+    measurements: dict[str, float] = Field(default_factory=dict)
+    """Measured figures behind the scores (built-in judge), 0-1 fractions or counts."""
+
+
+class RefigScore(Model):
+    """A ReFigBench case result (the ``refigbench`` field of a results line)."""
+
+    axes: dict[str, float] = Field(default_factory=dict)
+    """Axis name -> points, the mean over the scored rounds."""
+    raw_score: float = 0.0
+    """Sum of the axes before the cap (0-100)."""
+    cap_applied: bool = False
+    """The raster-paste rule fired (the score is at most the rubric's ``cap_score``)."""
+    rounds_scored: int = 0
+    rubric_version: str = ""
+    rubric_hash: str = ""
+
+
+class FidelityMetrics(Model):
+    """FigCodeBench pixel-fidelity diagnostics of the normalised pair (1200x900 panels)."""
+
+    psnr_db: float
+    """PSNR of the two panels (8-bit RGB), decibels; capped at 100 for identical panels."""
+    psnr_term: float
+    """1 - 10^(-PSNR/20), 0-1."""
+    ssim: float
+    """SSIM of the grey panels (7x7 uniform window, scikit-image's defaults), -1 to 1."""
+    ciede2000_mean: float
+    """Mean CIEDE2000 difference over the pixels that are ink in either panel."""
+    ciede2000_term: float
+    """The mean difference through the JND curve (see :mod:`scoring.fidelity`), 0-1."""
+    lpips: float | None = None
+    """LPIPS distance when weights were given (``--lpips-weights``), else None."""
+    combined: float
+    """Equally weighted geometric mean of the terms named in ``terms``, 0-1."""
+    terms: list[str]
+    """Terms that entered ``combined`` (``psnr``, ``ssim``, ``ciede2000``, ``lpips``)."""
+
+
+class ComplexityMetrics(Model):
+    """Visual complexity of a task's reference image (FigCodeBench-style measures)."""
+
+    edge_density: float
+    """Share of content-box pixels on a Canny edge, 0-1."""
+    orientation_entropy: float
+    """Entropy of edge-gradient orientations (16 bins over 180 degrees), normalised 0-1."""
+    colour_diversity: float
+    """Entropy of the 4-bit-per-channel colour histogram of content pixels, normalised 0-1."""
+    components: int
+    """Foreground connected components (8-connectivity) of at least 10 pixels."""
+    occupancy: float
+    """Foreground pixels over the content box, 0-1."""
 
 
 # --------------------------------------------------------------------------------------------
@@ -613,6 +752,16 @@ class CaseResult(Model):
     policy: str = "protocol"
     usage: Usage = Field(default_factory=Usage)
     generation_cost_usd: float | None = None
+    protocol: ProtocolName = "pptbench"
+    """The protocol that made this line; ``refigbench`` lines keep ``layout``/``text``/
+    ``graphics`` null and give the axes in ``refigbench``."""
+    refigbench: RefigScore | None = None
+    audit: ObjectAudit | None = None
+    """The Stage 0 object audit of the candidate (None when the file could not be read)."""
+    fidelity: FidelityMetrics | None = None
+    """Pixel-fidelity diagnostics (cases that reached the normalised pair); never points."""
+    complexity: ComplexityMetrics | None = None
+    """Visual complexity of the task's reference (for ``judge leaderboard --by tier``)."""
 
 
 class RecordedCase(BaseModel):
@@ -639,6 +788,10 @@ class RecordedCase(BaseModel):
     error: str | None = None
     usage: Usage = Field(default_factory=Usage)
     generation_cost_usd: float | None = None
+    protocol: ProtocolName = "pptbench"
+    fidelity: FidelityMetrics | None = None
+    """Carried over by rescoring (diagnostics are not recomputed from frozen files)."""
+    complexity: ComplexityMetrics | None = None
 
 
 class RunManifest(Model):
@@ -660,6 +813,11 @@ class RunManifest(Model):
     taxonomy_hash: str
     render_dpi: int
     render_provenance: RenderProvenance | None = None
+    protocol: ProtocolName = "pptbench"
+    rubric_path: str | None = None
+    """ReFigBench runs: the rubric file (a copy is kept as ``rubric.yaml`` in the run)."""
+    rubric_version: str | None = None
+    rubric_hash: str | None = None
     settings: dict[str, object] = Field(default_factory=dict)
     """Backend parameters (temperature, max tokens, budgets, timeouts, prices)."""
 
@@ -668,8 +826,9 @@ class RunManifest(Model):
 # Trajectories
 
 EventKind = Literal["message", "tool_call", "tool_result", "submit", "invalid_submit", "error"]
-TrajectoryStage = Literal["semantic", "render", "detail", "generate"]
-"""The judge's stages, and ``generate`` for a generation agent's episode."""
+TrajectoryStage = Literal["semantic", "render", "detail", "rubric", "generate"]
+"""The judge's stages (ReFigBench's one-pass ``rubric`` too), and ``generate`` for a generation
+agent's episode."""
 
 
 class TrajectoryEvent(Model):

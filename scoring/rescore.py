@@ -42,6 +42,7 @@ from judge.rundir import (
     CASES,
     RESULTS,
     RUN_MANIFEST,
+    RUN_RUBRIC,
     RUN_TAXONOMY,
     atomic_write_text,
     case_dir,
@@ -54,11 +55,13 @@ from judge.schema import (
     Policy,
     RecordedCase,
     RoundResult,
+    Rubric,
     RunManifest,
     Taxonomy,
 )
 from scoring.case import build_case_result
 from scoring.policy import resolve_policy, same_settings
+from scoring.refigbench import refig_case_result
 from taxonomy.loader import DEFAULT_TAXONOMY, load_taxonomy, taxonomy_hash
 
 HASH_PREFIX_CHARS = 8
@@ -370,6 +373,9 @@ class _Job:
     tax: Taxonomy
     tax_hash: str
     policy: Policy
+    rubric: Rubric | None = None
+    """A ReFigBench run's rubric: its cases are rescored by :mod:`scoring.refigbench`."""
+    rubric_hash: str = ""
 
 
 _JOB: _Job | None = None
@@ -377,7 +383,14 @@ _JOB: _Job | None = None
 
 def _rescore_case(job: _Job, old: RecordedCase) -> CaseResult:
     stage0, rounds, read_error = _read_case(job.run, old, job.names)
+    if job.rubric is not None:
+        new = refig_case_result(old, stage0, rounds, job.rubric, job.rubric_hash, read_error)
+        new.usage, new.generation_cost_usd = old.usage, old.generation_cost_usd
+        new.fidelity, new.complexity = old.fidelity, old.complexity
+        return new
     new = build_case_result(old, stage0, rounds, job.tax, job.tax_hash, job.policy, read_error)
+    new.audit = stage0.audit if stage0 is not None else None
+    new.fidelity, new.complexity = old.fidelity, old.complexity
     if stage0 is None and not rounds:
         # No Stage 0 report and nothing judged: keep what was recorded about the artifact.
         new.valid = old.valid
@@ -436,6 +449,24 @@ def _run_job(job: _Job, workers: int) -> tuple[list[CaseSummary], list[str]]:
         _JOB = None
 
 
+def _refig_job(
+    job: _Job, manifest: RunManifest, taxonomy: Path | None, policies: list[str] | None
+) -> _Job:
+    """A ReFigBench run is rescored under its own rubric (the copy kept in the run)."""
+    from dataclasses import replace
+
+    from taxonomy.rubric import load_rubric, rubric_hash
+
+    if taxonomy is not None or policies:
+        raise BenchmarkError(
+            f"{job.run}: a ReFigBench run is scored by its rubric, not a taxonomy or policy; "
+            "rescore it without --taxonomy/--policy"
+        )
+    copy = job.run / RUN_RUBRIC
+    rubric = load_rubric(copy if copy.is_file() else manifest.rubric_path)
+    return replace(job, rubric=rubric, rubric_hash=rubric_hash(rubric))
+
+
 def default_workers() -> int:
     """Worker processes for rescoring: one per CPU core."""
     return os.cpu_count() or 1
@@ -480,6 +511,11 @@ def rescore_run(
     )
     tax.subtypes()  # build the lookup before forking, so workers inherit it
     job = _Job(run, recorded, _file_names(manifest.rounds), tax, tax_hash, policy)
+    if manifest.protocol == "refigbench":
+        job = _refig_job(job, manifest, taxonomy, policies)
+        report.identity = True
+        rubric_version = job.rubric.version if job.rubric is not None else "?"
+        report.taxonomy_source = f"{run / RUN_RUBRIC} (ReFigBench rubric {rubric_version})"
     report.summaries, report.lines = _run_job(
         job, default_workers() if workers is None else workers
     )

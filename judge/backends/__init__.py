@@ -32,7 +32,7 @@ from judge.backends.base import (
     load_prices,
 )
 from judge.errors import BackendError
-from judge.schema import StageName, Taxonomy, Usage
+from judge.schema import Rubric, StageName, Taxonomy, Usage
 from judge.tools.base import ToolContext
 
 __all__ = [
@@ -56,18 +56,19 @@ class BuiltinBackend:
     name = "builtin"
     deterministic = True
 
-    def __init__(self, taxonomy: Taxonomy) -> None:
+    def __init__(self, taxonomy: Taxonomy, rubric: Rubric | None = None) -> None:
         try:
             from judge.backends.builtin import BuiltinJudgeModel
         except ImportError as exc:
             raise BackendError(f"the builtin judge is not available: {exc}") from exc
         self._cls = BuiltinJudgeModel
         self.taxonomy = taxonomy
+        self.rubric = rubric
 
     def chat_model(
         self, ctx: ToolContext, stage: StageName, round_index: int, case_id: str = ""
     ) -> BaseChatModel:
-        return self._cls(ctx, stage, self.taxonomy)
+        return self._cls(ctx, stage, self.taxonomy, rubric=self.rubric)
 
     def cache_params(self) -> dict[str, object] | None:
         return None
@@ -86,8 +87,13 @@ def default_backend_name(settings: BackendSettings) -> BackendName:
     return "openai" if endpoint_configured(settings) else "builtin"
 
 
-def make_backend(name: str, settings: BackendSettings, taxonomy: Taxonomy) -> Backend:
-    """Construct a backend by name; raises :class:`BackendError` for bad configuration."""
+def make_backend(
+    name: str, settings: BackendSettings, taxonomy: Taxonomy, rubric: Rubric | None = None
+) -> Backend:
+    """Construct a backend by name; raises :class:`BackendError` for bad configuration.
+
+    ``rubric``: the ReFigBench rubric of a ``--protocol refigbench`` run (the builtin judge
+    measures its axes)."""
     if name == "openai":
         from judge.backends.openai import OpenAIBackend
 
@@ -99,5 +105,5 @@ def make_backend(name: str, settings: BackendSettings, taxonomy: Taxonomy) -> Ba
             raise BackendError("the replay judge needs a source: --replay-from PATH")
         return ReplayBackend(Path(settings.replay_source))
     if name == "builtin":
-        return BuiltinBackend(taxonomy)
+        return BuiltinBackend(taxonomy, rubric)
     raise BackendError(f"unknown judge backend {name!r}: use one of {', '.join(BACKEND_NAMES)}")

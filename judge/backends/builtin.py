@@ -36,6 +36,7 @@ PLANS: dict[str, list[str]] = {
     "semantic": ["reference_graph", "candidate_graph", "compare_graphs"],
     "render": ["text_fit", "panel_difference"],
     "detail": ["measure_details", "text_fit"],
+    "rubric": ["compare_graphs", "measure_details"],
 }
 """The measurement tools each stage calls, in order, before submitting."""
 
@@ -51,6 +52,8 @@ class BuiltinJudgeModel(BaseChatModel):
     ctx: Any = None
     stage: str = "semantic"
     taxonomy: Any = None
+    rubric: Any = None
+    """The ReFigBench rubric (``rubric`` stage only)."""
 
     def __init__(self, ctx: ToolContext, stage: StageName, taxonomy: Taxonomy | None, **kw: Any):
         super().__init__(ctx=ctx, stage=stage, taxonomy=taxonomy, **kw)  # type: ignore[call-arg]
@@ -110,6 +113,10 @@ class BuiltinJudgeModel(BaseChatModel):
             return semantic_verdict(results)
         if self.stage == "render":
             return render_verdict(results)
+        if self.stage == "rubric":
+            from judge.backends.builtin_rubric import rubric_verdict
+
+            return rubric_verdict(results, self.ctx.object_tree, self.rubric)
         return detail_verdict(results, self.taxonomy, strict)
 
 

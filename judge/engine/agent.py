@@ -42,7 +42,15 @@ from pydantic import BaseModel, ValidationError
 
 from judge.engine.state import CompiledGraph, StageState
 from judge.engine.trajectory import RAW_ARGUMENTS_KEY, Recorder
-from judge.schema import DetailVerdict, GateVerdict, StageName, Taxonomy, Usage
+from judge.schema import (
+    DetailVerdict,
+    GateVerdict,
+    Rubric,
+    RubricVerdict,
+    StageName,
+    Taxonomy,
+    Usage,
+)
 from judge.tools.base import Tool, ToolContext, ToolOutput
 
 SUBMIT_TOOL = "submit_verdict"
@@ -69,7 +77,11 @@ class Budgets:
     """Model calls per stage, whatever they contain."""
 
 
-def verdict_model(stage: StageName) -> type[GateVerdict] | type[DetailVerdict]:
+def verdict_model(
+    stage: StageName,
+) -> type[GateVerdict] | type[DetailVerdict] | type[RubricVerdict]:
+    if stage == "rubric":
+        return RubricVerdict
     return DetailVerdict if stage == "detail" else GateVerdict
 
 
@@ -77,7 +89,13 @@ def submit_tool_schema(stage: StageName) -> dict[str, Any]:
     """OpenAI function schema of the stage's submit tool (the verdict model's JSON schema)."""
     params = verdict_model(stage).model_json_schema()
     params.pop("title", None)
-    if stage == "detail":
+    if stage == "rubric":
+        desc = (
+            "Submit the ReFigBench rubric verdict: for every axis of the rubric exactly once, "
+            "its points (0 to the axis maximum) and a rationale naming what you saw. This ends "
+            "the stage."
+        )
+    elif stage == "detail":
         desc = (
             "Submit the Stage 3 verdict: every finding (dimension, category, subtype from the "
             "taxonomy, location, description, affected_count) and one affected fraction (0-1) per "
@@ -99,6 +117,7 @@ def validate_submission(
     arguments: dict[str, Any],
     taxonomy: Taxonomy | None,
     check_findings: Callable[[DetailVerdict, Taxonomy], list[str]] | None = None,
+    rubric: Rubric | None = None,
 ) -> tuple[BaseModel | None, str | None]:
     """Parse a ``submit_verdict`` call: (verdict, None) or (None, error text for the model)."""
     cls = verdict_model(stage)
@@ -109,6 +128,12 @@ def validate_submission(
             f"{'.'.join(str(p) for p in e['loc']) or '(root)'}: {e['msg']}" for e in exc.errors()
         ]
         return None, "invalid verdict: " + "; ".join(msgs)
+    if isinstance(verdict, RubricVerdict) and rubric is not None:
+        from scoring.refigbench import verdict_problems
+
+        problems = verdict_problems(verdict, rubric)
+        if problems:
+            return None, "invalid verdict: " + "; ".join(problems)
     if isinstance(verdict, DetailVerdict) and taxonomy is not None:
         if check_findings is None:
             from taxonomy.loader import validate_findings
@@ -160,6 +185,8 @@ class StageRuntime:
     call_model: ModelCall = _direct_call
     cost: Callable[[Usage], float | None] = lambda usage: None
     check_findings: Callable[[DetailVerdict, Taxonomy], list[str]] | None = None
+    rubric: Rubric | None = None
+    """The ReFigBench rubric a ``rubric`` stage's verdict is checked against."""
 
 
 def _rt(config: RunnableConfig) -> StageRuntime:
@@ -320,7 +347,9 @@ def submit_node(state: StageState, config: RunnableConfig) -> dict[str, Any]:
                 )
             )
             continue
-        verdict, error = validate_submission(rt.stage, call["args"], rt.taxonomy, rt.check_findings)
+        verdict, error = validate_submission(
+            rt.stage, call["args"], rt.taxonomy, rt.check_findings, rt.rubric
+        )
         if verdict is not None:
             rt.recorder.add(
                 rt.stage,

@@ -36,7 +36,7 @@ from pydantic import BaseModel
 from judge.backends import Backend
 from judge.engine.agent import Budgets, StageRuntime, bind, initial_messages, run_stage
 from judge.engine.cache import ModelCache
-from judge.engine.prompting import stage_prompt, system_prompt
+from judge.engine.prompting import rubric_prompt, stage_prompt, system_prompt
 from judge.engine.state import CaseState, CompiledGraph, RoundInput, RoundState
 from judge.engine.trajectory import ImageStore, Recorder, read_trajectory, write_trajectory
 from judge.errors import PptJudgeError, RenderError, ScoringError
@@ -49,11 +49,15 @@ from judge.schema import (
     CheckResult,
     DetailVerdict,
     GateVerdict,
+    ObjectAudit,
     PairGeometry,
     Policy,
+    ProtocolName,
     RenderResult,
     RoundResult,
     RoundStatus,
+    Rubric,
+    RubricVerdict,
     StageName,
     Taxonomy,
     Usage,
@@ -94,6 +98,14 @@ class CaseRuntime:
     """Stage 0 without rendering; default :func:`judge.artifact.gate.validate`."""
     render_pictures: Callable[[bytes], bytes] | None = None
     """Renders deck bytes to PNG bytes for Stage 0's picture-only render screen."""
+    protocol: ProtocolName = "pptbench"
+    rubric: Rubric | None = None
+    """The ReFigBench rubric (``protocol == "refigbench"``)."""
+    rubric_hash: str = ""
+    lpips_weights: Path | None = None
+    """Local LPIPS weights for the fidelity diagnostics (None: LPIPS left out)."""
+    audit: ObjectAudit | None = None
+    """Set by ``validate``: the object audit the rubric prompt shows."""
     bound: dict[tuple[int, str], tuple[Any, Any]] = field(default_factory=dict)
     """Chat models with tools bound, by (id(model), stage): binding costs ~60 ms, and a backend
     that returns one shared model (openai) is bound once per case and stage."""
@@ -167,8 +179,12 @@ def _round(config: RunnableConfig) -> RoundRuntime:
 
 
 def _run_stage(
-    stage: StageName, rr: RoundRuntime
+    stage: StageName,
+    rr: RoundRuntime,
+    tools: dict[str, Tool] | None = None,
+    rubric: str | None = None,
 ) -> tuple[dict[str, Any] | None, str | None, Usage]:
+    """One stage loop; ``tools`` (default: the case's) and the ``rubric`` text may be given."""
     case = rr.case
     if case.ctx is None:
         raise RuntimeError("round started before prepare set the tool context")
@@ -179,17 +195,18 @@ def _run_stage(
         call_model = case.cache.caller(params, rr.round_index)
     srt = StageRuntime(
         stage=stage,
-        model=case.bind(model, stage),
+        model=case.bind(model, stage) if tools is None else bind(model, stage, tools),
         ctx=case.ctx,
-        tools=case.tools,
+        tools=case.tools if tools is None else tools,
         recorder=rr.recorder,
         budgets=case.budgets,
         taxonomy=case.taxonomy,
         cost=case.backend.cost,
+        rubric=case.rubric,
     )
     if call_model is not None:
         srt.call_model = call_model
-    rubric = stage_prompt(stage, case.taxonomy)
+    rubric = rubric if rubric is not None else stage_prompt(stage, case.taxonomy)
     messages = initial_messages(
         stage, system_prompt(), rubric, case.ctx.pair_png.read_bytes(), rr.recorder
     )
@@ -244,8 +261,41 @@ def build_round_graph() -> CompiledGraph:
     return g.compile()
 
 
+def rubric_node(state: RoundState, config: RunnableConfig) -> dict[str, Any]:
+    """ReFigBench: one rubric pass. A model judge scores in one structured pass (no tools);
+    the built-in judge calls its measurement tools first."""
+    rr = _round(config)
+    case = rr.case
+    if case.rubric is None:
+        raise RuntimeError("a rubric round needs the case's rubric")
+    tools: dict[str, Tool] | None = {} if case.backend.name == "openai" else None
+    prompt = rubric_prompt(case.rubric, case.audit)
+    verdict, error, usage = _run_stage("rubric", rr, tools=tools, rubric=prompt)
+    if error is not None or verdict is None:
+        return {"status": "errored", "error": f"rubric stage: {error}", "usage": usage}
+    return {"rubric": RubricVerdict.model_validate(verdict), "status": "pass", "usage": usage}
+
+
+def build_rubric_round_graph() -> CompiledGraph:
+    g = StateGraph(RoundState)
+    g.add_node("rubric", rubric_node)  # ReFigBench: five axes in one pass
+    g.add_edge(START, "rubric")
+    g.add_edge("rubric", END)
+    return g.compile()
+
+
 # ------------------------------------------------------------------------------------------
 # the case graph: nodes
+
+
+def judgeable(rt: CaseRuntime, report: ArtifactReport, rendered: bool) -> bool:
+    """The protocol's artifact gate: PPTBench's Stage 0, or the rubric's gate checks (before
+    rendering, ``renders`` is not asked yet)."""
+    if rt.protocol != "refigbench" or rt.rubric is None:
+        return report.valid
+    from scoring.refigbench import gate_failures
+
+    return not [f for f in gate_failures(report, rt.rubric) if rendered or f != "renders"]
 
 
 def validate_node(state: CaseState, config: RunnableConfig) -> dict[str, Any]:
@@ -262,7 +312,13 @@ def validate_node(state: CaseState, config: RunnableConfig) -> dict[str, Any]:
         except PptJudgeError as exc:  # the judge's side: the reference or the renderer
             return {"error": f"stage 0 could not check the candidate: {exc}"}
         write_model(path, report)
-    return {"report": report}
+    rt.audit = report.audit
+    return {"report": report, "judgeable": judgeable(rt, report, cd_rendered(rt))}
+
+
+def cd_rendered(rt: CaseRuntime) -> bool:
+    """The case was rendered before (a resumed run): Stage 0's ``renders`` check is final."""
+    return rt.case_dir.render_json.is_file()
 
 
 def render_node(state: CaseState, config: RunnableConfig) -> dict[str, Any]:
@@ -287,12 +343,12 @@ def render_node(state: CaseState, config: RunnableConfig) -> dict[str, Any]:
     except RenderError as exc:
         report = with_render_check(report, False, str(exc))
         write_model(cd.stage0, report)
-        return {"report": report}
+        return {"report": report, "judgeable": judgeable(rt, report, True)}
     write_model(cd.render_json, result)
     check = render_check(result)  # a blank render fails the check like a failed one
     report = with_render_check(report, check.passed, check.detail)
     write_model(cd.stage0, report)
-    return {"report": report}
+    return {"report": report, "judgeable": judgeable(rt, report, True)}
 
 
 def prepare_node(state: CaseState, config: RunnableConfig) -> dict[str, Any]:
@@ -354,7 +410,8 @@ def run_round(rt: CaseRuntime, k: int) -> RoundResult:
     if rt.slots is not None:
         rt.slots.acquire()
     try:
-        final = round_graph().invoke(
+        graph = rubric_round_graph() if rt.protocol == "refigbench" else round_graph()
+        final = graph.invoke(
             {"case_id": rt.candidate.case_id, "round_index": k, "usage": Usage()},
             config={"configurable": {"round": RoundRuntime(rt, k, recorder)}},
         )
@@ -368,6 +425,7 @@ def run_round(rt: CaseRuntime, k: int) -> RoundResult:
         semantic=final.get("semantic"),
         render=final.get("render"),
         detail=final.get("detail"),
+        rubric=final.get("rubric"),
         error=final.get("error"),
         backend=rt.backend.name,
         usage=final.get("usage", Usage()),
@@ -464,16 +522,31 @@ def order_rounds_node(state: CaseState) -> dict[str, Any]:
 def score_node(state: CaseState, config: RunnableConfig) -> dict[str, Any]:
     """Votes, merged findings and points (:mod:`scoring.case`); writes ``case.json``."""
     from scoring.case import build_case_result
+    from scoring.diagnostics import with_diagnostics
+    from scoring.refigbench import refig_case_result
 
     rt = _case(config)
-    result = build_case_result(
-        rt.candidate,
-        state.get("report"),
-        state.get("final_rounds", []),
-        rt.taxonomy,
-        rt.taxonomy_hash,
-        rt.policy,
-        error=state.get("error"),
+    if rt.protocol == "refigbench" and rt.rubric is not None:
+        result = refig_case_result(
+            rt.candidate,
+            state.get("report"),
+            state.get("final_rounds", []),
+            rt.rubric,
+            rt.rubric_hash,
+            error=state.get("error"),
+        )
+    else:
+        result = build_case_result(
+            rt.candidate,
+            state.get("report"),
+            state.get("final_rounds", []),
+            rt.taxonomy,
+            rt.taxonomy_hash,
+            rt.policy,
+            error=state.get("error"),
+        )
+    result = with_diagnostics(
+        result, rt.candidate, rt.case_dir, state.get("report"), rt.lpips_weights
     )
     write_model(rt.case_dir.case_json, result)
     return {"result": result}
@@ -487,11 +560,11 @@ def after_validate(state: CaseState) -> Literal["render", "score"]:
     """Invalid artifacts (and files Stage 0 could not read) are scored without model calls."""
     if state.get("error") or state.get("report") is None:
         return "score"
-    return "render" if state["report"].valid else "score"
+    return "render" if state.get("judgeable", state["report"].valid) else "score"
 
 
 def after_render(state: CaseState) -> Literal["prepare", "score"]:
-    if state.get("error") or not state["report"].valid:
+    if state.get("error") or not state.get("judgeable", state["report"].valid):
         return "score"
     return "prepare"
 
@@ -546,6 +619,10 @@ def _compiled(name: str, build: Callable[[], CompiledGraph]) -> CompiledGraph:
 
 def round_graph() -> CompiledGraph:
     return _compiled("round", build_round_graph)
+
+
+def rubric_round_graph() -> CompiledGraph:
+    return _compiled("rubric-round", build_rubric_round_graph)
 
 
 def case_graph() -> CompiledGraph:

@@ -1,8 +1,10 @@
 """Stage prompts: markdown files in ``judge/engine/prompts/``, read here and nowhere else.
 
 ``system.md`` is the judge's role (shared by the stages); ``semantic.md``, ``render.md`` and
-``detail.md`` are the stage rubrics. ``detail.md`` has a ``{taxonomy}`` slot filled with the
-taxonomy's subtypes and descriptions, generated from the taxonomy file.
+``detail.md`` are the stage rubrics; ``rubric.md`` is the ReFigBench one-pass rubric (its
+``{rubric}`` and ``{audit}`` slots hold the rubric file's axes and the candidate's object audit).
+``detail.md`` has a ``{taxonomy}`` slot filled with the taxonomy's subtypes and descriptions,
+generated from the taxonomy file.
 """
 
 from __future__ import annotations
@@ -10,7 +12,7 @@ from __future__ import annotations
 from functools import cache
 from pathlib import Path
 
-from judge.schema import StageName, Taxonomy
+from judge.schema import ObjectAudit, Rubric, StageName, Taxonomy
 
 PROMPTS_DIR = Path(__file__).parent / "prompts"
 TAXONOMY_SLOT = "{taxonomy}"
@@ -50,3 +52,17 @@ def stage_prompt(stage: StageName, taxonomy: Taxonomy | None = None) -> str:
             raise ValueError(f"the {stage} prompt lists the taxonomy: pass one")
         text = text.replace(TAXONOMY_SLOT, taxonomy_listing(taxonomy))
     return text
+
+
+def rubric_prompt(rubric: Rubric, audit: ObjectAudit | None) -> str:
+    """The ReFigBench rubric stage prompt: the rubric's axes and anchors, and the audit."""
+    from taxonomy.rubric import rubric_listing
+
+    audit_text = (
+        "(the slide could not be read)"
+        if audit is None
+        else "\n".join(f"- {k}: {v}" for k, v in audit.model_dump().items())
+    )
+    return (
+        _read("rubric").replace("{rubric}", rubric_listing(rubric)).replace("{audit}", audit_text)
+    )

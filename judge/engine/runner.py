@@ -29,11 +29,13 @@ from judge.backends import Backend, BackendSettings, make_backend
 from judge.engine.agent import Budgets
 from judge.engine.cache import ModelCache
 from judge.engine.graph import CaseRuntime, judge_case
+from judge.engine.protocol import PROTOCOLS, manifest_fields, run_rubric
 from judge.errors import BenchmarkError, PptJudgeError, RendererUnavailable
 from judge.render.pool import DEFAULT_DPI
 from judge.rundir import (
     RESULTS,
     RUN_MANIFEST,
+    RUN_RUBRIC,
     RUN_TAXONOMY,
     CaseDir,
     atomic_write_bytes,
@@ -49,9 +51,11 @@ from judge.schema import (
     Candidate,
     CaseResult,
     Policy,
+    ProtocolName,
     RenderProvenance,
     RenderResult,
     RoundResult,
+    Rubric,
     RunManifest,
     Taxonomy,
     Usage,
@@ -68,7 +72,7 @@ RESULTS_FLUSH_S = 2.0
 always rewritten at the end."""
 DEFAULT_RENDER_TIMEOUT_S = 60.0
 """Seconds LibreOffice may spend on one deck (``judge run --render-timeout``)."""
-RESUME_KEYS = ("judge", "model", "base_url", "rounds", "taxonomy_hash")
+RESUME_KEYS = ("judge", "model", "base_url", "rounds", "taxonomy_hash", "protocol", "rubric_hash")
 """``run.json`` fields a resumed run must share with the new command."""
 
 
@@ -92,6 +96,12 @@ class RunSettings:
     budgets: Budgets = field(default_factory=Budgets)
     cache: bool = True
     cache_dir: Path | None = None
+    protocol: ProtocolName = "pptbench"
+    """``refigbench``: the ReFigBench rubric instead of the PPTBench gates."""
+    rubric_path: Path | None = None
+    """The rubric file (``--rubric``); default ``taxonomy/refigbench.yaml``."""
+    lpips_weights: Path | None = None
+    """Local LPIPS weights for the fidelity diagnostics (``--lpips-weights``)."""
     retry_errors: bool = True
     """On resume, judge again the cases whose ``case.json`` records an error, redoing their
     errored rounds (answers already given come from the model-call cache, so this is cheap)."""
@@ -214,6 +224,7 @@ def manifest_for(
 
     s = settings.backend
     return RunManifest(
+        **manifest_fields(settings.protocol, settings.rubric_path),
         package_version=__version__,
         created=datetime.now(UTC).isoformat(timespec="seconds"),
         bench=str(Path(bench).resolve()),
@@ -281,7 +292,13 @@ def write_results(run: Path, results: list[CaseResult]) -> Path:
 
 
 def error_result(
-    candidate: Candidate, cd: CaseDir, tax: Taxonomy, tax_hash: str, policy: Policy, error: str
+    candidate: Candidate,
+    cd: CaseDir,
+    tax: Taxonomy,
+    tax_hash: str,
+    policy: Policy,
+    error: str,
+    protocol: ProtocolName = "pptbench",
 ) -> CaseResult:
     """The record of a case that could not be judged (an unexpected failure)."""
     from scoring.case import build_case_result
@@ -294,8 +311,8 @@ def error_result(
             report = None
     result = build_case_result(candidate, report, [], tax, tax_hash, policy, error=error)
     if result.error is None:  # an invalid artifact needs no judging: its result stands
-        return result
-    return result.model_copy(update={"error": error})
+        return result.model_copy(update={"protocol": protocol})
+    return result.model_copy(update={"error": error, "protocol": protocol})
 
 
 def check_settings(settings: RunSettings) -> None:
@@ -331,6 +348,14 @@ def check_settings(settings: RunSettings) -> None:
         (b.timeout_s > 0, f"--timeout must be positive, not {b.timeout_s}"),
         (b.max_tokens >= 1, f"--max-tokens must be at least 1, not {b.max_tokens}"),
         (b.temperature >= 0, f"--temperature must not be negative, not {b.temperature}"),
+        (
+            settings.protocol in PROTOCOLS,
+            f"--protocol must be pptbench or refigbench, not {settings.protocol!r}",
+        ),
+        (
+            settings.lpips_weights is None or Path(settings.lpips_weights).is_file(),
+            f"--lpips-weights: no file {settings.lpips_weights}",
+        ),
     ]
     for ok, message in checks:
         if not ok:
@@ -367,7 +392,12 @@ def run_bench(
         raise BenchmarkError(
             f"{bench}: no candidates to judge (expected candidates/<config>/<task>.pptx)"
         )
-    backend = make_backend(settings.judge, settings.backend, tax)
+    backend = make_backend(
+        settings.judge,
+        settings.backend,
+        tax,
+        run_rubric(settings.protocol, settings.rubric_path)[0],
+    )
     if settings.max_cost_usd is not None and backend.cost(Usage(input_tokens=1)) is None:
         raise BenchmarkError(
             "--max-cost needs prices to count the cost: give --price-input/--price-output "
@@ -395,6 +425,7 @@ def run_bench(
             slots=threading.Semaphore(settings.concurrency),
             generation_costs=generation_costs(bench),
         )
+        run.rubric, run.rubric_hash = run_rubric(settings.protocol, settings.rubric_path)
         return _run_locked(run, manifest, t0)
     finally:
         lock.close()  # also released by the OS if the process dies
@@ -430,6 +461,9 @@ class _Run:
     cache: ModelCache | None
     slots: threading.Semaphore
     """Shared limit on rounds judged at the same time across cases."""
+    rubric: Rubric | None = None
+    """The ReFigBench rubric (``--protocol refigbench``)."""
+    rubric_hash: str = ""
     results: dict[str, CaseResult] = field(default_factory=dict)
     """Finished cases by case id (reused and judged)."""
     generation_costs: dict[str, float | None] = field(default_factory=dict)
@@ -478,11 +512,16 @@ class _Run:
             may_start=self.budget.may_start,
             on_round=self.on_round,
             slots=self.slots,
+            protocol=self.settings.protocol,
+            rubric=self.rubric,
+            rubric_hash=self.rubric_hash,
+            lpips_weights=self.settings.lpips_weights,
         )
 
     def failed(self, cand: Candidate, cd: CaseDir, error: str) -> CaseResult:
         """Record (``case.json``) and return the errored result of a case."""
-        result = error_result(cand, cd, self.tax, self.tax_hash, self.settings.policy, error)
+        s = self.settings
+        result = error_result(cand, cd, self.tax, self.tax_hash, s.policy, error, s.protocol)
         write_model(cd.case_json, result)
         return result
 
@@ -515,6 +554,8 @@ def _start_run(out: Path, manifest: RunManifest) -> RunManifest:
     # keep the exact taxonomy file beside the run: rescoring must not depend on the packaged
     # file staying unedited
     atomic_write_bytes(out / RUN_TAXONOMY, Path(manifest.taxonomy_path).read_bytes())
+    if manifest.rubric_path is not None:
+        atomic_write_bytes(out / RUN_RUBRIC, Path(manifest.rubric_path).read_bytes())
     write_model(out / RUN_MANIFEST, manifest)
     return manifest
 

@@ -23,6 +23,7 @@ from judge.schema import (
     PairGeometry,
     RoundResult,
     RoundStatus,
+    RubricVerdict,
     StageName,
     Usage,
 )
@@ -46,6 +47,9 @@ class CaseState(TypedDict, total=False):
     result: CaseResult
     error: str | None
     """Set when the case could not be judged (render pool broken, unreadable image, ...)."""
+    judgeable: bool
+    """The protocol's artifact gate is open so far (PPTBench: Stage 0 valid; ReFigBench: the
+    rubric's gate checks pass)."""
     stopped: str | None
     """Set when the run budget stopped new rounds from starting (the case stays unfinished)."""
     pending: list[int]
@@ -68,6 +72,8 @@ class RoundState(TypedDict, total=False):
     semantic: GateVerdict | None
     render: GateVerdict | None
     detail: DetailVerdict | None
+    rubric: RubricVerdict | None
+    """The ReFigBench rubric verdict (rubric rounds only)."""
     status: RoundStatus | None
     """Set as soon as the round's outcome is known (a failed gate, an errored stage)."""
     error: str | None

@@ -31,6 +31,7 @@ from judge.schema import (
     PairGeometry,
     Policy,
     RoundResult,
+    Rubric,
     RunManifest,
     Taxonomy,
     TrajectoryEvent,
@@ -39,7 +40,7 @@ from judge.tools import TOOLS
 from judge.tools.base import ToolContext
 from judge.tools.python import judge_tools
 
-VERDICT_FIELDS = ("status", "semantic", "render", "detail")
+VERDICT_FIELDS = ("status", "semantic", "render", "detail", "rubric")
 """Round fields compared between the recording and the replay."""
 CASE_FIELDS = ("gate", "score", "layout", "text", "graphics", "findings", "rounds")
 """Case result fields that must be reproduced."""
@@ -86,6 +87,9 @@ class _Scoring:
     policy: Policy
     total: int
     """Rounds the run judged per case."""
+    rubric: Rubric | None = None
+    """A ReFigBench run's rubric (its copy in the run folder): rubric rounds, rubric scoring."""
+    rubric_hash: str = ""
 
 
 @dataclass
@@ -151,14 +155,17 @@ def _replay_case(
             )
             verdict_diffs += _verdict_diffs(k, old, new)
             replayed_rounds[k] = new.model_copy(update={"usage": old.usage})
-    replayed = build_case_result(
-        rec.candidate,
-        rec.report,
-        [replayed_rounds[k] for k in sorted(replayed_rounds)],
-        scoring.tax,
-        scoring.tax_hash,
-        scoring.policy,
-    )
+    ordered = [replayed_rounds[k] for k in sorted(replayed_rounds)]
+    if scoring.rubric is not None:
+        from scoring.refigbench import refig_case_result
+
+        replayed = refig_case_result(
+            rec.candidate, rec.report, ordered, scoring.rubric, scoring.rubric_hash
+        )
+    else:
+        replayed = build_case_result(
+            rec.candidate, rec.report, ordered, scoring.tax, scoring.tax_hash, scoring.policy
+        )
     return ReplayReport(
         case_dir=cd.root,
         rounds=wanted,
@@ -217,7 +224,15 @@ def _scoring(cd: CaseDir, taxonomy_path: Path | None, policy: Policy | None) -> 
         tax_hash = taxonomy_hash(tax)
     policy = policy or (manifest.policy if manifest else Policy())
     total = manifest.rounds if manifest else len(list(cd.rounds_dir.glob("round-*.json")))
-    return _Scoring(tax, tax_hash, policy, total)
+    rubric, digest = None, ""
+    if manifest is not None and manifest.protocol == "refigbench":
+        from judge.engine.protocol import run_rubric
+        from judge.rundir import RUN_RUBRIC
+
+        copy = run_dir / RUN_RUBRIC
+        path = copy if copy.is_file() else Path(manifest.rubric_path or "")
+        rubric, digest = run_rubric("refigbench", path)
+    return _Scoring(tax, tax_hash, policy, total, rubric, digest)
 
 
 def _read_recording(cd: CaseDir, total: int) -> _Recording:
@@ -261,6 +276,10 @@ def _replay_round(
         taxonomy_hash=scoring.tax_hash,
         policy=scoring.policy,
         tools=judge_tools(TOOLS, sandbox=True),  # recorded run_python scripts run again
+        protocol="refigbench" if scoring.rubric is not None else "pptbench",
+        rubric=scoring.rubric,
+        rubric_hash=scoring.rubric_hash,
+        audit=rec.report.audit,
     )
     rt.ctx = ctx
     return run_round(rt, k)

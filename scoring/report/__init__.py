@@ -65,11 +65,13 @@ def write_report(
     n_resamples: int = DEFAULT_RESAMPLES,
     seed: int = DEFAULT_SEED,
     labels: Path | None = None,
+    refigbench: Path | None = None,
 ) -> Path:
     """Write the report of ``run`` into ``out``; return the path of ``index.html``.
 
     ``labels``: a human labels CSV (see :mod:`scoring.agreement`); its agreement statistics are
-    added to the index page.
+    added to the index page. ``refigbench``: a ReFigBench run of the same candidates, shown
+    beside this run's leaderboard with the fidelity metrics and the tier split.
     """
     run, out = Path(run), Path(out)
     cases = read_results(run)
@@ -93,7 +95,13 @@ def write_report(
         page_dir = out / "cases" / slugs[case.case_id]
         page_dir.mkdir(parents=True, exist_ok=True)
         (page_dir / "index.html").write_text(case_html(case, run, page_dir), encoding="utf-8")
+    from scoring.report.protocols import protocols_html
+
+    refig_cases = read_results(refigbench) if refigbench is not None else []
+    side = protocols_html(run, cases, refigbench, refig_cases)
     index = out / "index.html"
-    page = index_html(run, cases, board, frep, slugs, agreement, _behaviour_of(run))
-    index.write_text(page, encoding="utf-8")
+    page_html = index_html(
+        run, cases, board, frep, slugs, agreement, _behaviour_of(run), protocols=side
+    )
+    index.write_text(page_html, encoding="utf-8")
     return index

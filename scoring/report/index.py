@@ -182,6 +182,7 @@ def index_html(
     slugs: dict[str, str],
     agreement: str = "",
     behaviour: BehaviourReport | None = None,
+    protocols: str = "",
 ) -> str:
     sub, warn = _manifest_html(run)
     header = f"<h1>pptjudge report</h1><div class=sub>{sub}</div>"
@@ -203,6 +204,9 @@ def index_html(
     body.append('</div><div class="card"><h3>Score distribution (cases, 0 for gated)</h3>')
     body.append(svg_histograms(scores, order))
     body.append("</div></div>")
+    if protocols:
+        body.append("<h2>Protocols side by side</h2>")
+        body.append(protocols)
     body.append("<h2>Gate outcomes</h2>")
     stacked = [(cfg, {k: float(outcomes[cfg].get(k, 0)) for k in GATE_ORDER}) for cfg in order]
     body.append('<div class="card">' + svg_stacked(stacked, GATE_ORDER, GATE_COLOURS))
