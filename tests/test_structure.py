@@ -2,7 +2,8 @@
 
 Imports are read from the source, at module level and inside functions alike (a lazy import is
 still a dependency); ``from package import name`` counts as importing ``package.name`` when that
-is a module, else ``package``.
+is a module, else ``package``. Imports under ``if TYPE_CHECKING:`` are left out: they never run,
+so they make no import cycle (:func:`type_only_imports` lists them for the record).
 """
 
 from __future__ import annotations
@@ -18,7 +19,6 @@ MAX_ROOT_MODULES = 8
 """``.py`` files directly in ``judge/`` besides ``__init__.py`` (sub-packages do not count)."""
 LONG_MODULES_ALLOWED = {
     "judge/schema.py": "the contract module: every on-disk record in one place",
-    "judge/artifact/ooxml.py": "split pending: owned by the integrity branch",
 }
 
 
@@ -37,12 +37,36 @@ def _library_files() -> dict[str, Path]:
     return files
 
 
-def _imports(path: Path, name: str, known: set[str]) -> set[str]:
-    """The library modules ``path`` (module ``name``) imports."""
+def _is_type_checking(node: ast.AST) -> bool:
+    test = node.test if isinstance(node, ast.If) else None
+    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
+        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING"
+    )
+
+
+def _import_nodes(tree: ast.AST, type_only: bool) -> list[ast.Import | ast.ImportFrom]:
+    """The import statements that run (``type_only`` False) or only type-check (True)."""
+    out: list[ast.Import | ast.ImportFrom] = []
+
+    def visit(node: ast.AST, in_type_checking: bool) -> None:
+        if isinstance(node, ast.Import | ast.ImportFrom) and in_type_checking == type_only:
+            out.append(node)
+        for child in ast.iter_child_nodes(node):
+            if _is_type_checking(node) and child in getattr(node, "body", []):
+                visit(child, True)
+            else:
+                visit(child, in_type_checking)
+
+    visit(tree, False)
+    return out
+
+
+def _imports(path: Path, name: str, known: set[str], type_only: bool = False) -> set[str]:
+    """The library modules ``path`` (module ``name``) imports when it runs (or type-checks)."""
     tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
     is_package = path.name == "__init__.py"
     found: set[str] = set()
-    for node in ast.walk(tree):
+    for node in _import_nodes(tree, type_only):
         if isinstance(node, ast.Import):
             targets = [alias.name for alias in node.names]
         elif isinstance(node, ast.ImportFrom):
@@ -62,10 +86,15 @@ def _imports(path: Path, name: str, known: set[str]) -> set[str]:
     return found
 
 
-def _graph() -> dict[str, set[str]]:
+def _graph(type_only: bool = False) -> dict[str, set[str]]:
     files = _library_files()
     known = set(files)
-    return {name: _imports(path, name, known) for name, path in files.items()}
+    return {name: _imports(path, name, known, type_only) for name, path in files.items()}
+
+
+def type_only_imports() -> dict[str, set[str]]:
+    """Imports made only for type checking, by module (back edges a reader may want to know)."""
+    return {mod: deps for mod, deps in _graph(type_only=True).items() if deps}
 
 
 def _cycle(graph: dict[str, set[str]]) -> list[str] | None:
@@ -101,6 +130,9 @@ def test_the_import_reader_sees_lazy_and_relative_imports() -> None:
     assert "scoring.case" in graph["judge.engine.runner"]
     # "from cli import generate_cmds" resolves to the submodule, not just the package
     assert "cli.generate_cmds" in graph["cli.app"]
+    # an import under `if TYPE_CHECKING:` is a type-only edge, not a runtime one
+    assert "judge.artifact.ooxml" not in graph["judge.artifact.pictures"]
+    assert "judge.artifact.ooxml" in type_only_imports()["judge.artifact.pictures"]
     assert _cycle({"a": {"b"}, "b": {"c"}, "c": {"a"}}) == ["a", "b", "c", "a"]
     assert _cycle({"a": {"b"}, "b": set()}) is None
 

@@ -18,6 +18,7 @@ import math
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from lxml import etree
 
@@ -427,7 +428,7 @@ def _visit(
     x0, y0 = mx - w0 / 2.0, my - h0 / 2.0
     own_rot = to_int(xfrm.get("rot"), 0) / ANGLE_UNITS_PER_DEGREE if xfrm is not None else 0.0
     bbox = Box(x=x0 / ctx.slide_w, y=y0 / ctx.slide_h, w=w0 / ctx.slide_w, h=h0 / ctx.slide_h)
-    fields: dict = {
+    fields: dict[str, Any] = {
         "id": sid,
         "z": len(ctx.objects),
         "type": otype,
@@ -492,7 +493,7 @@ def _visit(
         _walk(shape, ctx, inner, sid, depth + 1, (rotation + own_rot) % 360.0)
 
 
-def _text_bodies(shape: etree._Element, otype: str, fields: dict) -> list[etree._Element]:
+def _text_bodies(shape: etree._Element, otype: str, fields: dict[str, Any]) -> list[etree._Element]:
     if shape.tag == P + "sp":
         body = shape.find(f"{P}txBody")
         if body is None:
