@@ -17,6 +17,9 @@ APP_HELP = """pptjudge: judge editable PowerPoint reconstructions of raster diag
 Example: judge run fixtures/bench --out runs/fx && judge leaderboard runs/fx
 
 Every command has --help with an example (judge run --help, judge tools --help).
+
+Exit codes: 0 ok, 1 negative answer (invalid deck, replay mismatch), 2 could not do what was
+asked (bad input), 3 judge run finished but some cases errored.
 """
 
 app = typer.Typer(
@@ -47,6 +50,8 @@ EXIT_FAIL = 1
 """Ran fine, and the answer is negative (invalid artifact, mismatching replay, ...)."""
 EXIT_ERROR = 2
 """Could not do what was asked (bad input, missing file, broken configuration)."""
+EXIT_ERRORED = 3
+"""``judge run`` finished, but some cases errored (a script can tell "all judged" apart)."""
 
 
 def fail(message: str, code: int = EXIT_ERROR) -> NoReturn:

@@ -18,6 +18,15 @@ def behaviour_cmd(
         typer.Option("--bench", help="Benchmark with generation/ (default: the run's bench)."),
     ] = None,
     json_out: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
+    results: Annotated[
+        str | None,
+        typer.Option(
+            "--results",
+            help="Results file of the run instead of results.jsonl (a rescored "
+            "results.<policy>.<hash8>.jsonl).",
+            show_default=False,
+        ),
+    ] = None,
 ) -> None:
     """Per configuration: mean reviews and revisions per task, score, cost, cost per point.
 
@@ -29,5 +38,5 @@ def behaviour_cmd(
     """
     from scoring.behaviour import behaviour_json, behaviour_table, run_behaviour
 
-    rep = guarded(lambda: run_behaviour(run, bench))
+    rep = guarded(lambda: run_behaviour(run, bench, results))
     typer.echo(behaviour_json(rep) if json_out else behaviour_table(rep))

@@ -72,17 +72,32 @@ def rescore_cmd(
         if rep.mismatches:
             raise typer.Exit(EXIT_FAIL)
         return
+    split = (
+        f"; {rep.split_changed} more changed only their layout/text/graphics split "
+        "(same gate and score)"
+        if rep.split_changed
+        else ""
+    )
     typer.echo(
         f"was taxonomy {rep.recorded_taxonomy_hash[:8]}, policy {rep.recorded_policy.name}; "
-        f"{rep.changed} of {len(rep.lines)} cases changed score or gate"
+        f"{rep.score_changed} of {len(rep.lines)} cases changed score or gate{split}"
     )
+    if rep.one_sided:
+        typer.echo(
+            f"{len(rep.one_sided)} cases scored on one side only, left out of the deltas below:"
+        )
+        for line in rep.one_sided[:MAX_LISTED]:
+            typer.echo(f"  {line}")
+        if len(rep.one_sided) > MAX_LISTED:
+            typer.echo(f"  ... and {len(rep.one_sided) - MAX_LISTED} more")
     width = max([len("config"), *(len(c.config_id) for c in rep.configs)])
     typer.echo(
-        f"{'config':<{width}}  {'cases':>5}  {'mean S before':>13}  {'after':>7}  {'delta':>7}"
+        f"{'config':<{width}}  {'cases':>5}  {'compared':>8}  {'mean S before':>13}  "
+        f"{'after':>7}  {'delta':>7}   (means over the cases scored on both sides)"
     )
     for c in rep.configs:
         typer.echo(
-            f"{c.config_id:<{width}}  {c.cases:>5}  {_fmt(c.mean_before):>13}  "
+            f"{c.config_id:<{width}}  {c.cases:>5}  {c.compared:>8}  {_fmt(c.mean_before):>13}  "
             f"{_fmt(c.mean_after):>7}  {_fmt(c.delta):>7}"
         )
     tau = (
@@ -98,3 +113,5 @@ def rescore_cmd(
         if len(rep.errors) > MAX_LISTED:
             typer.echo(f"  ... and {len(rep.errors) - MAX_LISTED} more")
     typer.echo(f"wrote {rep.output}")
+    if rep.output is not None:
+        typer.echo(f"study it with: judge leaderboard {run} --results {rep.output.name}")

@@ -6,17 +6,24 @@ import json
 import os
 import sys
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from cli.base import EXIT_FAIL, app, fail, guarded
+from cli.base import EXIT_ERRORED, EXIT_FAIL, app, fail, guarded
 from scoring.policy import PRESETS
+
+if TYPE_CHECKING:
+    from judge.engine.runner import RunSummary
 
 EXIT_INTERRUPTED = 130
 """Exit status after Ctrl-C (128 + SIGINT), as shells report it."""
 MAX_DIFFS_SHOWN = 20
 """Differing tool results printed by ``judge replay`` before the rest are counted."""
+MAX_CHANGES_SHOWN = 12
+"""JSON paths printed per differing tool result by ``judge replay``."""
+MAX_ERROR_GROUPS = 10
+"""Causes of errored cases listed by ``judge run`` before the rest are counted."""
 
 
 @app.command("run")
@@ -137,6 +144,8 @@ def run_cmd(
 
     Writes RUN/run.json, one folder per case and RUN/results.jsonl (one line per case).
     Rerunning the same command resumes: finished cases and rounds are not redone.
+    Exit codes: 0 every case judged, 2 could not run (bad flags, malformed replay script:
+    FILE:LINE), 3 the run finished but some cases errored (listed by cause).
 
     Example: judge run bench/ --rounds 3 --judge openai --model gpt-4o --out runs/gpt4o
 
@@ -144,7 +153,7 @@ def run_cmd(
     """
     from judge.backends import BackendSettings, Prices, default_backend_name, load_prices
     from judge.engine.agent import Budgets
-    from judge.engine.runner import Progress, RunSettings, RunSummary, run_bench
+    from judge.engine.runner import Progress, RunSettings, run_bench
     from scoring.policy import resolve_policy
 
     def build() -> RunSettings:
@@ -202,6 +211,9 @@ def run_cmd(
         nonlocal bar
         bar = tqdm(total=total, initial=done, unit="case", file=sys.stderr, dynamic_ncols=True)
 
+    def on_note(text: str) -> None:
+        typer.echo(f"note: {text}", err=True)
+
     def on_case(cand: object, result: object) -> None:
         if bar is None:
             return
@@ -212,7 +224,8 @@ def run_cmd(
 
     def run() -> RunSummary:
         try:
-            return run_bench(bench, out, settings, Progress(on_start=on_start, on_case=on_case))
+            progress = Progress(on_start=on_start, on_case=on_case, on_note=on_note)
+            return run_bench(bench, out, settings, progress)
         except KeyboardInterrupt:
             # Every file is written atomically: stop now instead of waiting for rounds in flight.
             if bar is not None:
@@ -227,20 +240,52 @@ def run_cmd(
     finally:
         if bar is not None:
             bar.close()
-    gates = ", ".join(f"{n} {g}" for g, n in sorted(summary.gates.items())) or "none"
-    cost = summary.usage.cost_usd
-    typer.echo(
-        f"judged {summary.judged} case(s), reused {summary.reused}, of {summary.cases} "
-        f"in {summary.seconds:.1f} s; gates: {gates}; errors: {summary.errors}"
-    )
-    typer.echo(
-        f"rounds judged: {summary.rounds_judged}; model calls: {summary.usage.model_calls} "
-        f"({summary.usage.cached_calls} cached); tokens in/out: {summary.usage.input_tokens}/"
-        f"{summary.usage.output_tokens}; cost: {'unknown' if cost is None else f'${cost:.4f}'}"
-    )
+    for line in summary_lines(summary):
+        typer.echo(line)
     if summary.stopped:
         typer.echo(f"stopped: {summary.stopped}", err=True)
+    for line in error_lines(summary):
+        typer.echo(line, err=True)
     typer.echo(f"results: {summary.results}")
+    if summary.errors:
+        raise typer.Exit(EXIT_ERRORED)
+
+
+def summary_lines(summary: RunSummary) -> list[str]:
+    """The end-of-run summary: cases, then rounds, calls and cost of this invocation."""
+    gates = ", ".join(f"{n} {g}" for g, n in sorted(summary.gates.items())) or "none"
+    u = summary.usage
+    rounds = f"rounds: {summary.rounds_judged} judged"
+    if summary.rounds_copied:
+        rounds += f", {summary.rounds_copied} copied from round 0 ({summary.copy_reason})"
+    if summary.rounds_skipped:
+        rounds += f", {summary.rounds_skipped} skipped (early stop)"
+    if summary.cost_free:
+        cost = f"none ({summary.cost_free})"
+    elif u.cost_usd is None:
+        cost = "unknown (no prices: give --price-input/--price-output or --prices FILE)"
+    else:
+        cost = f"${u.cost_usd:.4f}"
+    return [
+        f"judged {summary.judged} case(s), reused {summary.reused}, of {summary.cases} "
+        f"in {summary.seconds:.1f} s; gates: {gates}; errors: {summary.errors}",
+        f"{rounds}; model calls: {u.model_calls} ({u.cached_calls} cached); tokens in/out: "
+        f"{u.input_tokens}/{u.output_tokens}; cost: {cost}",
+    ]
+
+
+def error_lines(summary: RunSummary) -> list[str]:
+    """Errored cases grouped by cause, with the first case of each (exit code 3 follows)."""
+    if not summary.errors:
+        return []
+    lines = [f"{summary.errors} case(s) errored (exit code {EXIT_ERRORED}), by cause:"]
+    for g in summary.error_groups[:MAX_ERROR_GROUPS]:
+        more = f" and {len(g.cases) - 1} more" if len(g.cases) > 1 else ""
+        lines.append(f"  {len(g.cases)} x {g.cause}  [first: {g.cases[0]}{more}]")
+    if len(summary.error_groups) > MAX_ERROR_GROUPS:
+        lines.append(f"  ... and {len(summary.error_groups) - MAX_ERROR_GROUPS} more causes")
+    lines.append("  (their details are in results.jsonl; rerunning retries errored cases)")
+    return lines
 
 
 @app.command("replay")
@@ -274,7 +319,7 @@ def replay_cmd(
                     "case": str(rep.case_dir),
                     "rounds": rep.rounds,
                     "reproduced": rep.reproduced,
-                    "tool_diffs": [d.__dict__ for d in rep.tool_diffs],
+                    "tool_diffs": [{**d.__dict__, "changes": d.changes} for d in rep.tool_diffs],
                     "verdict_diffs": rep.verdict_diffs,
                     "recorded": rec.model_dump(mode="json") if rec else None,
                     "replayed": new.model_dump(mode="json"),
@@ -285,10 +330,13 @@ def replay_cmd(
     else:
         typer.echo(f"{rep.case_dir}: replayed round(s) {', '.join(map(str, rep.rounds))}")
         for d in rep.tool_diffs[:MAX_DIFFS_SHOWN]:
-            typer.echo(
-                f"  DIFF round {d.round_index} {d.stage} {d.tool_name} (call {d.call_index}): "
-                f"recorded {json.dumps(d.recorded)[:200]} / now {json.dumps(d.replayed)[:200]}"
-            )
+            changes = d.changes
+            where = f"round {d.round_index} {d.stage} {d.tool_name} (call {d.call_index})"
+            typer.echo(f"  DIFF {where}:")
+            for line in changes[:MAX_CHANGES_SHOWN]:
+                typer.echo(f"    {line}")
+            if len(changes) > MAX_CHANGES_SHOWN:
+                typer.echo(f"    ... and {len(changes) - MAX_CHANGES_SHOWN} more differences")
         if len(rep.tool_diffs) > MAX_DIFFS_SHOWN:
             typer.echo(f"  ... and {len(rep.tool_diffs) - MAX_DIFFS_SHOWN} more differing results")
         for line in rep.verdict_diffs:

@@ -216,16 +216,24 @@ def agree_cmd(
 ) -> None:
     """Agreement of the judge with human labels, among annotators, and across rounds/runs.
 
+    Labels for cases the run does not have are listed and skipped (a subset run compares with
+    the full label file). With one annotator the between-annotator figures are not measured;
+    with a deterministic judge (builtin) round repeatability is not measured.
+
     Example: judge agree runs/main --labels fixtures/labels.csv --second-run runs/again
     """
-    from scoring.agreement import agreement_report, agreement_text, read_labels, run_subtypes
+    from scoring.agreement import (
+        agreement_report,
+        agreement_text,
+        copied_rounds_reason,
+        read_labels,
+        run_subtypes,
+    )
     from scoring.leaderboard import load_cases
 
     def go() -> str:
         cases = load_cases([run], results)
-        labs = read_labels(
-            labels, known_cases={c.case_id for c in cases}, known_subtypes=run_subtypes(run)
-        )
+        labs = read_labels(labels, known_subtypes=run_subtypes(run))
         second = load_cases([second_run]) if second_run is not None else None
         rep = agreement_report(
             cases,
@@ -233,6 +241,7 @@ def agree_cmd(
             labels_file=str(labels),
             second=second,
             second_run_path=str(second_run) if second_run is not None else None,
+            rounds_copied=copied_rounds_reason(run),
         )
         return (
             json.dumps(rep.to_dict(), indent=2) if fmt is TextFormat.json else agreement_text(rep)
@@ -262,18 +271,27 @@ def report_cmd(
             "--refigbench", help="A ReFigBench run of the same candidates: protocols side by side."
         ),
     ] = None,
+    results: ResultsOpt = None,
 ) -> None:
     """Write a static HTML report (opens from disk, no server): leaderboard, plots, case pages.
 
     Example: judge report runs/main --out report/ --labels fixtures/labels.csv
 
     Example: judge report runs/main --out report/ --refigbench runs/refig
+
+    Example: judge report runs/main --out report-ew/ --results results.equal-weights.1a2b3c4d.jsonl
     """
     from scoring.report import write_report
 
     def go() -> Path:
         return write_report(
-            run, out, n_resamples=resamples, seed=seed, labels=labels, refigbench=refigbench
+            run,
+            out,
+            n_resamples=resamples,
+            seed=seed,
+            labels=labels,
+            refigbench=refigbench,
+            results=results,
         )
 
     index = guarded(go)

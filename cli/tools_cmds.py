@@ -20,7 +20,8 @@ def _render(cat: dict[str, Any]) -> str:
     for tool in cat["tools"]:
         first = tool["description"].split("\n\n", 1)[0].replace("\n", " ")
         lines.append("")
-        lines.append(f"{tool['name']}  [stages: {', '.join(tool['stages'])}]")
+        needs = f"; only with {tool['needs']}" if tool["needs"] else ""
+        lines.append(f"{tool['name']}  [stages: {', '.join(tool['stages'])}{needs}]")
         lines.append(f"  {first}")
         args = argument_lines(tool["arguments"])
         lines.extend(f"  - {a}" for a in args or ["(no arguments)"])
@@ -56,5 +57,8 @@ def tools_cmd(
 
     Example: judge tools --json
     """
-    cat = tool_catalogue(TOOLS)
+    from judge.tools.python import judge_tools
+
+    everything = judge_tools(TOOLS, sandbox=True)
+    cat = tool_catalogue(everything, {n: "--judge-sandbox" for n in everything if n not in TOOLS})
     typer.echo(json.dumps(cat, indent=2) if as_json else _render(cat))

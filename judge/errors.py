@@ -61,6 +61,11 @@ class ReplayMismatch(PptJudgeError):
     """A replayed trajectory diverged from the recording (different tool call or verdict)."""
 
 
+class ScriptError(ReplayMismatch, BackendError):
+    """A replay script that does not parse (``FILE:LINE: what is wrong``); ``judge run`` refuses
+    it before judging. A ReplayMismatch for the readers that expected one."""
+
+
 class LabelsError(PptJudgeError):
     """A human labels file is malformed or names cases the run does not have."""
 

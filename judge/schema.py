@@ -425,7 +425,11 @@ class RoundResult(Model):
     error: str | None = None
     backend: str = ""
     usage: Usage = Field(default_factory=Usage)
+    """What judging this round cost; zero for a copy."""
     seconds: float = 0.0
+    copied_from: int | None = None
+    """Round this one is a copy of (a deterministic backend judges round 0 once); None when
+    the round was judged."""
 
     @property
     def rejected(self) -> bool:

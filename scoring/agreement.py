@@ -80,12 +80,54 @@ def run_subtypes(run: Path) -> set[str] | None:
     return set(load_taxonomy(copy).subtypes()) if copy.is_file() else None
 
 
+def _fit_row(path: Path, line: int, row: list[str], header: list[str]) -> list[str]:
+    """The row with as many fields as the header; a row that lacks a required column or has
+    more fields than the header is a :class:`LabelsError` saying so (an empty trailing
+    ``subtypes`` may be left out)."""
+    if len(row) > len(header):
+        extra = ", ".join(repr(v) for v in row[len(header) :])
+        raise LabelsError(
+            f"{path}:{line}: {len(row)} fields, the header has {len(header)} "
+            f"({','.join(header)}): extra value(s) {extra} (separate subtypes with "
+            f"{SUBTYPE_SEPARATOR!r}, not ',', or quote the field)"
+        )
+    lacking = header[len(row) :]
+    if [c for c in lacking if c in LABEL_COLUMNS and c != "subtypes"]:
+        raise LabelsError(
+            f"{path}:{line}: {len(row)} field(s), the header has {len(header)}: missing "
+            f"{', '.join(lacking)} (a row is {','.join(header)})"
+        )
+    return row + [""] * len(lacking)
+
+
+def copied_rounds_reason(run: Path) -> str | None:
+    """Why a run's rounds 1.. are copies of round 0 (a deterministic backend: builtin, or a
+    replay of one script file), from its ``run.json``; None when rounds were judged apart."""
+    from judge.rundir import RUN_MANIFEST
+    from judge.schema import RunManifest
+
+    path = Path(run) / RUN_MANIFEST
+    try:
+        manifest = RunManifest.model_validate_json(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    if manifest.rounds < 2:
+        return None
+    if manifest.judge == "builtin":
+        return "the builtin judge is deterministic"
+    source = manifest.settings.get("replay_source")
+    if manifest.judge == "replay" and isinstance(source, str) and Path(source).is_file():
+        return "a replay of one script file gives the same answer every round"
+    return None
+
+
 def read_labels(
     path: Path, known_cases: set[str] | None = None, known_subtypes: set[str] | None = None
 ) -> list[Label]:
     """Read and check a labels CSV; errors name the file and line.
 
-    ``known_cases``: when given, a label naming a case not in it is an error.
+    ``known_cases``: when given, a label naming a case not in it is an error (the study
+    commands leave it out: :func:`agreement_report` reports and skips such labels instead).
     ``known_subtypes``: when given, a label naming a subtype not in it is an error (a typo
     would otherwise only lower the issue-set agreement).
     """
@@ -118,8 +160,7 @@ def read_labels(
         line = reader.line_num
         if not any(cell.strip() for cell in row):
             continue
-        if len(row) < len(header):
-            row = row + [""] * (len(header) - len(row))
+        row = _fit_row(path, line, row, header)
         case_id = row[col["case_id"]].strip()
         annotator = row[col["annotator"]].strip()
         gate = row[col["gate"]].strip().lower()
@@ -315,6 +356,10 @@ class AgreementReport:
     second_run_path: str | None = None
     confidence: float = DEFAULT_CONFIDENCE
     notes: list[str] = field(default_factory=list)
+    skipped_labels: list[str] = field(default_factory=list)
+    """``FILE:LINE: case ...`` of labels for cases the run does not have (left out)."""
+    rounds_copied: str | None = None
+    """Why the run's rounds are copies of round 0 (repeatability is then not measured)."""
 
     def to_dict(self) -> dict[str, object]:
         out = json_safe(asdict(self))
@@ -367,10 +412,16 @@ def agreement_report(
     second: Sequence[CaseResult] | None = None,
     second_run_path: str | None = None,
     confidence: float = DEFAULT_CONFIDENCE,
+    rounds_copied: str | None = None,
 ) -> AgreementReport:
-    """Every agreement statistic of the module docstring for one run and its labels."""
+    """Every agreement statistic of the module docstring for one run and its labels.
+
+    Labels for cases the run does not have are listed in ``skipped_labels`` and left out (a
+    subset run stays comparable to the full label file). ``rounds_copied`` (see
+    :func:`copied_rounds_reason`): the rounds are copies, so round repeatability is not
+    measured (``single_round_unanimity`` None)."""
     by_case = {c.case_id: c for c in cases}
-    per_case = _labels_by_case(labels, by_case, labels_file)
+    per_case, skipped = _labels_by_case(labels, by_case, labels_file)
     majority, ties = _human_majority(per_case)
     errored = sorted(
         cid for cid in per_case if by_case[cid].error is not None or by_case[cid].gate is None
@@ -410,7 +461,9 @@ def agreement_report(
         krippendorff_alpha=_nan_none(raters.alpha),
         alpha_cases=raters.multi,
         issue_sets=_issue_sets(issue_cases, per_case, by_case),
-        single_round_unanimity=repeat.unanimous / repeat.cases if repeat.cases else None,
+        single_round_unanimity=(
+            repeat.unanimous / repeat.cases if repeat.cases and rounds_copied is None else None
+        ),
         repeatability_cases=repeat.cases,
         cases_with_skipped_rounds=repeat.with_skipped,
         thresholds=_threshold_study(cases, decided, majority),
@@ -418,19 +471,26 @@ def agreement_report(
         second_run_path=second_run_path,
         confidence=confidence,
         notes=notes,
+        skipped_labels=skipped,
+        rounds_copied=rounds_copied,
     )
 
 
 def _labels_by_case(
     labels: Sequence[Label], by_case: dict[str, CaseResult], labels_file: str
-) -> dict[str, list[Label]]:
-    """The labels grouped by case; a label for a case the run lacks is a :class:`LabelsError`."""
+) -> tuple[dict[str, list[Label]], list[str]]:
+    """The labels grouped by case, and one line per label for a case the run lacks (skipped);
+    a :class:`LabelsError` when no label names a case of the run."""
     per_case: dict[str, list[Label]] = {}
+    skipped: list[str] = []
     for lab in labels:
         if lab.case_id not in by_case:
-            raise LabelsError(f"{labels_file}:{lab.line}: case {lab.case_id!r} is not in the run")
-        per_case.setdefault(lab.case_id, []).append(lab)
-    return per_case
+            skipped.append(f"{labels_file}:{lab.line}: case {lab.case_id!r} is not in the run")
+        else:
+            per_case.setdefault(lab.case_id, []).append(lab)
+    if skipped and not per_case:
+        raise LabelsError(f"{skipped[0]}, and no other labelled case is either")
+    return per_case, skipped
 
 
 def _human_majority(per_case: dict[str, list[Label]]) -> tuple[dict[str, bool], int]:
@@ -598,6 +658,10 @@ def _pct(x: float | None) -> str:
     return "n/a" if x is None else f"{100 * x:.1f}%"
 
 
+MAX_SKIPPED_SHOWN = 10
+"""Skipped label rows listed by the text report before the rest are counted."""
+
+
 def _binary_lines(title: str, b: BinaryAgreement, confidence: float) -> list[str]:
     pct = int(round(confidence * 100))
     return [
@@ -615,25 +679,49 @@ def agreement_text(rep: AgreementReport) -> str:
         f"{len(rep.annotators)} annotators ({', '.join(rep.annotators)})",
         f"left out: {rep.errored_cases} errored cases, {rep.human_ties} human ties",
     ]
+    if rep.skipped_labels:
+        lines.append(
+            f"skipped {len(rep.skipped_labels)} label row(s) for cases the run does not have:"
+        )
+        lines += [f"  {x}" for x in rep.skipped_labels[:MAX_SKIPPED_SHOWN]]
+        if len(rep.skipped_labels) > MAX_SKIPPED_SHOWN:
+            lines.append(f"  ... and {len(rep.skipped_labels) - MAX_SKIPPED_SHOWN} more")
     lines += _binary_lines("judge vs human majority", rep.judge_vs_humans, rep.confidence)
-    lines.append(
-        f"among annotators: unanimous on {_pct(rep.annotator_unanimity)} of "
-        f"{rep.unanimity_cases} cases; Fleiss' kappa {_num(rep.fleiss_kappa)} "
-        f"({rep.fleiss_cases} cases x {rep.fleiss_raters} raters); Krippendorff's alpha "
-        f"(nominal) {_num(rep.krippendorff_alpha)} ({rep.alpha_cases} cases)"
-    )
+    one = len(rep.annotators) < 2
+    if one:
+        lines.append(
+            "among annotators: not measured (between-annotator figures need two annotators; "
+            f"the labels have {len(rep.annotators)})"
+        )
+    else:
+        lines.append(
+            f"among annotators: unanimous on {_pct(rep.annotator_unanimity)} of "
+            f"{rep.unanimity_cases} cases; Fleiss' kappa {_num(rep.fleiss_kappa)} "
+            f"({rep.fleiss_cases} cases x {rep.fleiss_raters} raters); Krippendorff's alpha "
+            f"(nominal) {_num(rep.krippendorff_alpha)} ({rep.alpha_cases} cases)"
+        )
     s = rep.issue_sets
-    lines.append(
-        f"issue sets on {s.cases} cases both pass: annotators exact match "
-        f"{_pct(s.annotator_exact)}, mean Jaccard {_num(s.annotator_jaccard)} "
-        f"({s.annotator_pairs} pairs); judge vs humans exact match {_pct(s.judge_exact)}, "
-        f"mean Jaccard {_num(s.judge_jaccard)} ({s.judge_pairs} pairs)"
+    among = (
+        ""
+        if one
+        else f"annotators exact match {_pct(s.annotator_exact)}, mean Jaccard "
+        f"{_num(s.annotator_jaccard)} ({s.annotator_pairs} pairs); "
     )
     lines.append(
-        f"judge repeatability: single-round unanimity {_pct(rep.single_round_unanimity)} of "
-        f"{rep.repeatability_cases} cases with >= 2 decided rounds "
-        f"({rep.cases_with_skipped_rounds} cases had skipped rounds)"
+        f"issue sets on {s.cases} cases both pass: {among}judge vs humans exact match "
+        f"{_pct(s.judge_exact)}, mean Jaccard {_num(s.judge_jaccard)} ({s.judge_pairs} pairs)"
     )
+    if rep.rounds_copied:
+        lines.append(
+            f"judge repeatability: not measured ({rep.rounds_copied}: rounds 1.. are copies "
+            "of round 0; compare two runs with --second-run instead)"
+        )
+    else:
+        lines.append(
+            f"judge repeatability: single-round unanimity {_pct(rep.single_round_unanimity)} "
+            f"of {rep.repeatability_cases} cases with >= 2 decided rounds "
+            f"({rep.cases_with_skipped_rounds} cases had skipped rounds)"
+        )
     if rep.second_run is not None:
         lines += _binary_lines(
             f"majority vs majority with {rep.second_run_path}", rep.second_run, rep.confidence

@@ -136,12 +136,15 @@ def behaviour(
     )
 
 
-def run_behaviour(run: Path, bench: Path | None = None) -> BehaviourReport:
-    """The behaviour report of a run folder (the benchmark from ``run.json`` unless given)."""
+def run_behaviour(
+    run: Path, bench: Path | None = None, results: str | Path | None = None
+) -> BehaviourReport:
+    """The behaviour report of a run folder (the benchmark from ``run.json`` unless given;
+    ``results``: a rescored results file instead of ``results.jsonl``)."""
     from generation.records import generation_records
     from judge.rundir import RUN_MANIFEST, read_results
 
-    cases = read_results(run)
+    cases = read_results(run, results)
     if bench is None:
         manifest_path = Path(run) / RUN_MANIFEST
         try:

@@ -108,14 +108,19 @@ class CaseSummary(NamedTuple):
 
 @dataclass
 class ConfigShift:
-    """Mean S of one configuration before and after rescoring (cases with a score only)."""
+    """Mean S of one configuration before and after rescoring, over the cases both sides
+    scored (a case scored on one side only would make the delta a change of case mix)."""
 
     config_id: str
     cases: int
     scored_before: int
     scored_after: int
     mean_before: float | None
+    """Mean recorded S of the ``compared`` cases."""
     mean_after: float | None
+    """Mean rescored S of the same cases."""
+    compared: int = 0
+    """Cases with a score on both sides (the means' cases)."""
 
     @property
     def delta(self) -> float | None:
@@ -146,7 +151,13 @@ class RescoreReport:
     mismatches: list[str] = field(default_factory=list)
     """Identity only: cases whose rebuilt result differs from the recorded one."""
     changed: int = 0
-    """Cases whose score (or gate) differs from the recorded one."""
+    """Cases whose result differs from the recorded one (``score_changed + split_changed``)."""
+    score_changed: int = 0
+    """Cases whose score, gate or scored/errored state differs."""
+    split_changed: int = 0
+    """Cases with the same gate and score whose layout/text/graphics split differs."""
+    one_sided: list[str] = field(default_factory=list)
+    """Cases scored on one side only, left out of :attr:`configs`' deltas."""
     errors: list[str] = field(default_factory=list)
     """``case_id: error`` for every rescored case that could not be scored."""
     configs: list[ConfigShift] = field(default_factory=list)
@@ -319,21 +330,49 @@ def _describe(r: RecordedCase | CaseSummary) -> str:
 def config_shifts(
     before: Sequence[RecordedCase | CaseSummary], after: Sequence[RecordedCase | CaseSummary]
 ) -> list[ConfigShift]:
-    """Per-configuration mean S before and after (cases without a score are left out)."""
+    """Per-configuration mean S before and after, over the cases both sides scored."""
     cases: dict[str, set[str]] = defaultdict(set)
-    scores: dict[tuple[str, int], list[float]] = defaultdict(list)
+    scored: dict[tuple[str, int], dict[str, float]] = defaultdict(dict)
     for side, rows in enumerate((before, after)):
         for r in rows:
             if side == 0:
                 cases[r.config_id].add(r.case_id)
             if r.score is not None:
-                scores[(r.config_id, side)].append(r.score)
-    configs = sorted(set(cases) | {c for c, _ in scores})
+                scored[(r.config_id, side)][r.case_id] = r.score
+    configs = sorted(set(cases) | {c for c, _ in scored})
     out = []
     for cid in configs:
-        b, a = scores[(cid, 0)], scores[(cid, 1)]
-        out.append(ConfigShift(cid, len(cases[cid]), len(b), len(a), _mean(b), _mean(a)))
+        b, a = scored[(cid, 0)], scored[(cid, 1)]
+        both = [k for k in b if k in a]
+        out.append(
+            ConfigShift(
+                cid,
+                len(cases[cid]),
+                len(b),
+                len(a),
+                _mean([b[k] for k in both]),
+                _mean([a[k] for k in both]),
+                compared=len(both),
+            )
+        )
     return out
+
+
+def one_sided(
+    before: Sequence[RecordedCase | CaseSummary], after: Sequence[RecordedCase | CaseSummary]
+) -> list[str]:
+    """Cases scored on one side only (left out of the deltas), one line each."""
+    old = {r.case_id: r for r in before}
+    lines = []
+    for new in after:
+        was = old.get(new.case_id)
+        if was is None or (was.score is None) == (new.score is None):
+            continue
+        if new.score is None:
+            lines.append(f"{new.case_id}: scored {was.score:.2f} before, not now: {new.error}")
+        else:
+            lines.append(f"{new.case_id}: not scored before ({was.error}), now {new.score:.2f}")
+    return lines
 
 
 def ranking_tau(shifts: list[ConfigShift]) -> float | None:
@@ -524,11 +563,16 @@ def rescore_run(
             report.errors.append(f"{new.case_id}: {new.error}")
         if _differs(old, new):
             report.changed += 1
+            if (old.gate, old.score, old.error is None) == (new.gate, new.score, new.error is None):
+                report.split_changed += 1
+            else:
+                report.score_changed += 1
             if identity:
                 report.mismatches.append(
                     f"{old.case_id}: recorded {_describe(old)}; rescored {_describe(new)}"
                 )
     report.configs = config_shifts(recorded, report.summaries)
+    report.one_sided = one_sided(recorded, report.summaries)
     report.kendall_tau = ranking_tau(report.configs)
     if not identity:
         out = rescored_path(run, policy, tax_hash)

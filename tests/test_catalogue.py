@@ -14,6 +14,7 @@ from judge.backends.replay import read_script
 from judge.engine.agent import SUBMIT_TOOL
 from judge.schema import DetailVerdict, GateReason, GateVerdict
 from judge.tools import TOOLS
+from judge.tools.python import judge_tools
 
 runner = CliRunner()
 
@@ -22,9 +23,11 @@ def test_tools_json_lists_every_tool_with_its_argument_schema_and_stages() -> No
     result = runner.invoke(app, ["tools", "--json"])
     assert result.exit_code == 0, result.output
     cat = json.loads(result.output)
-    assert [t["name"] for t in cat["tools"]] == sorted(TOOLS)
+    everything = judge_tools(TOOLS, sandbox=True)
+    assert [t["name"] for t in cat["tools"]] == sorted(everything)
     for entry in cat["tools"]:
-        tool = TOOLS[entry["name"]]
+        tool = everything[entry["name"]]
+        assert entry["needs"] == (None if entry["name"] in TOOLS else "--judge-sandbox")
         assert entry["description"] == tool.description
         assert set(entry["arguments"].get("properties", {})) == set(tool.args_model.model_fields)
         assert entry["stages"] == ["semantic", "render", "detail"]
@@ -50,7 +53,8 @@ def test_tools_text_shows_arguments_stages_submit_fields_and_round_numbering() -
     assert result.exit_code == 0
     out = result.output
     for name in TOOLS:
-        assert f"\n{name}  [stages: semantic, render, detail]" in out
+        assert f"\n{name}  [stages: semantic, render, detail]\n" in out
+    assert "\nrun_python  [stages: semantic, render, detail; only with --judge-sandbox]" in out
     assert "image: 'reference'|'candidate'" in out  # an argument with its allowed values
     assert "GateReason: target: string (required), evidence: string (required)" in out
     assert "affected_count: integer = 1" in out

@@ -264,10 +264,16 @@ def test_policy_variant_writes_results_beside_the_old_and_reports_shifts(run_cop
     assert rep.changed > 0
     # per-config means and tau, recomputed here from the two files
     for c in rep.configs:
-        b = [r.score for r in rep.recorded if r.config_id == c.config_id and r.score is not None]
-        a = [r.score for r in new if r.config_id == c.config_id and r.score is not None]
-        assert c.mean_before == pytest.approx(sum(b) / len(b))
-        assert c.mean_after == pytest.approx(sum(a) / len(a))
+        both = [
+            (old[r.case_id].score, r.score)
+            for r in new
+            if r.config_id == c.config_id
+            and r.score is not None
+            and old[r.case_id].score is not None
+        ]
+        assert c.compared == len(both) > 0
+        assert c.mean_before == pytest.approx(sum(b for b, _ in both) / len(both))
+        assert c.mean_after == pytest.approx(sum(a for _, a in both) / len(both))
     tau = kendalltau([c.mean_before for c in rep.configs], [c.mean_after for c in rep.configs])
     assert rep.kendall_tau == pytest.approx(tau.statistic)
 

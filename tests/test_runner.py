@@ -251,6 +251,9 @@ def test_replay_reports_tool_results_that_changed(first_run, judge_bench, tmp_pa
     assert [(d.stage, d.tool_name) for d in report.tool_diffs] == [("semantic", "object_tree")]
     out = CliRunner().invoke(app, ["replay", str(case)])
     assert out.exit_code == 1 and "DIFF round 0 semantic object_tree" in out.output
+    (change,) = report.tool_diffs[0].changes
+    assert change.startswith("result.matched: 99 -> ")  # the JSON path, not 200 equal chars
+    assert f"    {change}\n" in out.output
 
 
 def tiny_bench(root: Path) -> Path:

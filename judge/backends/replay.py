@@ -43,8 +43,8 @@ from langchain_core.runnables import Runnable
 
 from judge.engine.agent import SUBMIT_TOOL
 from judge.engine.trajectory import RAW_ARGUMENTS_KEY
-from judge.errors import BackendError, ReplayMismatch
-from judge.rundir import CASES
+from judge.errors import BackendError, ScriptError
+from judge.rundir import CASES, first_problem
 from judge.schema import StageName, TrajectoryEvent, Usage
 from judge.tools.base import ToolContext
 
@@ -64,12 +64,19 @@ def read_script(path: Path) -> list[TrajectoryEvent]:
             continue
         try:
             data = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise ScriptError(
+                f"{path}:{lineno}: not a trajectory event: {exc.msg} at column {exc.colno} "
+                f"(each event is one JSON object on one line: was a line wrapped?)"
+            ) from exc
+        try:
             if not isinstance(data, dict):
                 raise ValueError("a line must be a JSON object")
             data.setdefault("seq", len(events))
             events.append(TrajectoryEvent.model_validate(data))
         except ValueError as exc:
-            raise ReplayMismatch(f"{path}:{lineno}: not a trajectory event: {exc}") from exc
+            detail = first_problem(exc)
+            raise ScriptError(f"{path}:{lineno}: not a trajectory event: {detail}") from exc
     return events
 
 
@@ -157,6 +164,8 @@ class ReplayBackend:
             raise BackendError(f"{self.source}: replay source does not exist")
         self.deterministic = self.source.is_file()
         self._cache: dict[Path, list[TrajectoryEvent]] = {}
+        if self.source.is_file():  # a hand-written script: refuse it now, not once per case
+            self._cache[self.source] = read_script(self.source)
 
     def script_path(self, case_id: str, round_index: int) -> Path:
         if self.source.is_file():

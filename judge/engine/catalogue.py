@@ -22,8 +22,11 @@ FIRST_ROUND = 0
 """Rounds are numbered from 0: ``round-0.json`` ... ``round-<R-1>.json``, ``--round 0``."""
 
 
-def tool_catalogue(tools: dict[str, Tool]) -> dict[str, Any]:
-    """Tools and submit schemas as plain JSON-ready data (see the module docstring)."""
+def tool_catalogue(tools: dict[str, Tool], opt_in: dict[str, str] | None = None) -> dict[str, Any]:
+    """Tools and submit schemas as plain JSON-ready data (see the module docstring).
+
+    ``opt_in``: tool name -> the flag that makes it available (``run_python``:
+    ``--judge-sandbox``); the entry's ``needs`` says so (None for tools always bound)."""
     listed = []
     for name in sorted(tools):
         schema = tools[name].json_schema()["function"]
@@ -33,6 +36,7 @@ def tool_catalogue(tools: dict[str, Tool]) -> dict[str, Any]:
                 "description": schema["description"],
                 "arguments": schema["parameters"],
                 "stages": list(STAGES),
+                "needs": (opt_in or {}).get(name),
             }
         )
     submits = {}

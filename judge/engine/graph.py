@@ -448,10 +448,14 @@ def collect_node(state: CaseState, config: RunnableConfig) -> dict[str, Any]:
     if rt.backend.deterministic and 0 in have:
         src = have[0]
         events = read_trajectory(rt.case_dir.trajectory(0))
+        free = Usage(cost_usd=None if src.usage.cost_usd is None else 0.0)
         for k in missing:
-            copy = src.model_copy(update={"round_index": k})
+            # a copy costs nothing: the run's usage counts the calls really made
+            update = {"round_index": k, "copied_from": 0, "usage": free, "seconds": 0.0}
+            copy = src.model_copy(update=update)
             write_trajectory(rt.case_dir.trajectory(k), events)
             write_model(rt.case_dir.round_json(k), copy)
+            rt.on_round(copy)
             new.append(copy)
     elif rt.early_stop and settled(list(have.values()), total, rt.policy):
         for k in missing:
@@ -463,6 +467,7 @@ def collect_node(state: CaseState, config: RunnableConfig) -> dict[str, Any]:
                 error="early stop: this round could not change the case result",
             )
             write_model(rt.case_dir.round_json(k), skipped)
+            rt.on_round(skipped)
             new.append(skipped)
     return {"rounds": new}
 

@@ -30,6 +30,15 @@ from judge.engine.agent import Budgets
 from judge.engine.cache import ModelCache
 from judge.engine.graph import CaseRuntime, judge_case
 from judge.engine.protocol import PROTOCOLS, manifest_fields, run_rubric
+from judge.engine.summary import (
+    ErrorGroup,
+    copy_reason,
+    cost_free_reason,
+    group_errors,
+    prices_known,
+    setting_notes,
+    usd,
+)
 from judge.errors import BenchmarkError, PptJudgeError, RendererUnavailable
 from judge.render.pool import DEFAULT_DPI
 from judge.rundir import (
@@ -125,8 +134,23 @@ class RunSummary:
     errors: int = 0
     gates: dict[str, int] = field(default_factory=dict)
     rounds_judged: int = 0
+    """Rounds judged by this invocation (model or policy really asked)."""
+    rounds_copied: int = 0
+    """Rounds of this invocation recorded as copies of round 0 (deterministic backend)."""
+    rounds_skipped: int = 0
+    """Rounds of this invocation left out by early stop."""
+    copy_reason: str | None = None
+    """Why rounds are copied (None when the backend judges every round)."""
     usage: Usage = field(default_factory=Usage)
-    """Usage of this invocation."""
+    """Usage of this invocation (copies cost nothing)."""
+    cost_free: str | None = None
+    """Why the run has no model cost (builtin, replay); None for a model endpoint."""
+    prices_known: bool = False
+    """True when the backend can price its calls (then ``usage.cost_usd`` is never None)."""
+    notes: list[str] = field(default_factory=list)
+    """Flags that did nothing with this backend (also sent to ``Progress.on_note``)."""
+    error_groups: list[ErrorGroup] = field(default_factory=list)
+    """Errored cases of the run (reused ones too) grouped by cause, largest group first."""
     stopped: str | None = None
     seconds: float = 0.0
 
@@ -139,6 +163,8 @@ class Progress:
     """(cases in the benchmark, cases already finished)."""
     on_case: Callable[[Candidate, CaseResult | None], None] = lambda c, r: None
     on_round: Callable[[RoundResult], None] = lambda r: None
+    on_note: Callable[[str], None] = lambda text: None
+    """A flag that does nothing with this backend (said before judging starts)."""
 
 
 class _Budget:
@@ -148,12 +174,19 @@ class _Budget:
         self.limit = limit
         self.usage = Usage()
         self.rounds = 0
+        self.copied = 0
+        self.skipped = 0
         self._lock = threading.Lock()
 
     def add(self, result: RoundResult) -> None:
         with self._lock:
             self.usage = self.usage + result.usage
-            self.rounds += 1
+            if result.copied_from is not None:
+                self.copied += 1
+            elif result.status == "skipped":
+                self.skipped += 1
+            else:
+                self.rounds += 1
 
     def may_start(self) -> bool:
         if self.limit is None:
@@ -603,7 +636,7 @@ def _summarise(run: _Run, summary: RunSummary, t0: float) -> None:
     """Fill the summary's totals from the finished cases and the budget."""
     if summary.unfinished:
         summary.stopped = (
-            f"cost budget of ${run.settings.max_cost_usd:.2f} spent "
+            f"cost budget of {usd(run.settings.max_cost_usd or 0.0)} spent "
             f"(${run.budget.usage.cost_usd or 0.0:.4f}): {summary.unfinished} case(s) not "
             "finished; rerun the same command with a larger --max-cost to finish them"
         )
@@ -611,14 +644,26 @@ def _summarise(run: _Run, summary: RunSummary, t0: float) -> None:
         key = r.gate or "error"
         summary.gates[key] = summary.gates.get(key, 0) + 1
         summary.errors += r.error is not None
+    summary.error_groups = group_errors(run.out, run.results.values(), run.candidates)
     summary.rounds_judged = run.budget.rounds
-    summary.usage = run.budget.usage
+    summary.rounds_copied = run.budget.copied
+    summary.rounds_skipped = run.budget.skipped
+    summary.copy_reason = copy_reason(run.backend)
+    summary.cost_free = cost_free_reason(run.backend)
+    summary.prices_known = prices_known(run.backend)
+    usage = run.budget.usage
+    if summary.prices_known and usage.cost_usd is None:  # nothing judged (resumed): $0, known
+        usage = usage.model_copy(update={"cost_usd": 0.0})
+    summary.usage = usage
     summary.seconds = round(time.perf_counter() - t0, 2)
 
 
 def _run_locked(run: _Run, manifest: RunManifest, t0: float) -> RunSummary:
     manifest = _start_run(run.out, manifest)
     summary = RunSummary(run=run.out, results=run.out / RESULTS, cases=len(run.candidates))
+    summary.notes = setting_notes(run.backend, run.settings.early_stop)
+    for note in summary.notes:
+        run.progress.on_note(note)
     pending = _pending(run, summary)
     run.progress.on_start(len(run.candidates), summary.reused)
     _judge_all(run, pending, summary)

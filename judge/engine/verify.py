@@ -12,6 +12,7 @@ the taxonomy and policy, read the recording, replay each wanted round, re-score.
 
 from __future__ import annotations
 
+import json
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -56,7 +57,20 @@ class ToolDiff:
     call_index: int
     """Index of the call among the round's tool results."""
     recorded: Any
+    """``{"result": ..., "images": [...]}`` as recorded; None when the replay made a call the
+    recording never made."""
     replayed: Any
+    """The same for the replay; None when the replay never made the recorded call."""
+
+    @property
+    def changes(self) -> list[str]:
+        """What differs, one line per JSON path (``result.frames[5].overflow: false -> true``),
+        or one line saying which side never made the call."""
+        if self.replayed is None:
+            return ["the replay never made this call (recorded only)"]
+        if self.recorded is None:
+            return ["the recording never made this call (replay only)"]
+        return json_changes(self.recorded, self.replayed)
 
 
 @dataclass
@@ -313,6 +327,38 @@ def _tool_diffs(
             )
         )
     return diffs
+
+
+MISSING = object()
+"""A key or list item present on one side only."""
+
+
+def _show(value: Any, limit: int = 80) -> str:
+    if value is MISSING:
+        return "(absent)"
+    text = json.dumps(value, sort_keys=True)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def json_changes(a: Any, b: Any, path: str = "") -> list[str]:
+    """Every leaf where two JSON values differ, as ``path: old -> new`` (paths like
+    ``result.frames[5].overflow``; a key or item on one side only shows as ``(absent)``)."""
+    if isinstance(a, dict) and isinstance(b, dict):
+        out: list[str] = []
+        for key in [*a, *(k for k in b if k not in a)]:
+            sub = f"{path}.{key}" if path else str(key)
+            out.extend(json_changes(a.get(key, MISSING), b.get(key, MISSING), sub))
+        return out
+    if isinstance(a, list) and isinstance(b, list):
+        out = []
+        for i in range(max(len(a), len(b))):
+            x = a[i] if i < len(a) else MISSING
+            y = b[i] if i < len(b) else MISSING
+            out.extend(json_changes(x, y, f"{path}[{i}]"))
+        return out
+    if a is not MISSING and b is not MISSING and a == b:
+        return []
+    return [f"{path or '(value)'}: {_show(a)} -> {_show(b)}"]
 
 
 def _verdict_diffs(k: int, recorded: RoundResult, replayed: RoundResult) -> list[str]:

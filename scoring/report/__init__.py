@@ -27,7 +27,13 @@ from pathlib import Path
 
 from judge.errors import BenchmarkError
 from judge.rundir import read_results
-from scoring.agreement import agreement_report, agreement_text, read_labels, run_subtypes
+from scoring.agreement import (
+    agreement_report,
+    agreement_text,
+    copied_rounds_reason,
+    read_labels,
+    run_subtypes,
+)
 from scoring.behaviour import BehaviourReport, run_behaviour
 from scoring.bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED
 from scoring.findings_stats import findings_report
@@ -50,10 +56,10 @@ def case_slug(case_id: str) -> str:
     return f"{safe}-{digest}"
 
 
-def _behaviour_of(run: Path) -> BehaviourReport | None:
+def _behaviour_of(run: Path, results: str | Path | None = None) -> BehaviourReport | None:
     """The run's behaviour report when its benchmark has generation records, else None."""
     try:
-        return run_behaviour(run)
+        return run_behaviour(run, results=results)
     except BenchmarkError:
         return None
 
@@ -66,23 +72,27 @@ def write_report(
     seed: int = DEFAULT_SEED,
     labels: Path | None = None,
     refigbench: Path | None = None,
+    results: str | Path | None = None,
 ) -> Path:
     """Write the report of ``run`` into ``out``; return the path of ``index.html``.
 
     ``labels``: a human labels CSV (see :mod:`scoring.agreement`); its agreement statistics are
     added to the index page. ``refigbench``: a ReFigBench run of the same candidates, shown
-    beside this run's leaderboard with the fidelity metrics and the tier split.
+    beside this run's leaderboard with the fidelity metrics and the tier split. ``results``: the
+    results file to report (default ``results.jsonl``; a rescored
+    ``results.<policy>.<hash8>.jsonl``).
     """
     run, out = Path(run), Path(out)
-    cases = read_results(run)
+    cases = read_results(run, results)
     if not cases:
-        raise BenchmarkError(f"{run}: results.jsonl has no cases")
+        raise BenchmarkError(f"{run}: {Path(results or 'results.jsonl').name} has no cases")
     agreement = ""
     if labels is not None:
-        labs = read_labels(
-            labels, known_cases={c.case_id for c in cases}, known_subtypes=run_subtypes(run)
+        labs = read_labels(labels, known_subtypes=run_subtypes(run))
+        rep = agreement_report(
+            cases, labs, labels_file=str(labels), rounds_copied=copied_rounds_reason(run)
         )
-        agreement = agreement_text(agreement_report(cases, labs, labels_file=str(labels)))
+        agreement = agreement_text(rep)
     if out.exists() and not out.is_dir():
         raise BenchmarkError(f"{out}: exists and is not a folder")
     out.mkdir(parents=True, exist_ok=True)
@@ -101,7 +111,14 @@ def write_report(
     side = protocols_html(run, cases, refigbench, refig_cases)
     index = out / "index.html"
     page_html = index_html(
-        run, cases, board, frep, slugs, agreement, _behaviour_of(run), protocols=side
+        run,
+        cases,
+        board,
+        frep,
+        slugs,
+        agreement,
+        _behaviour_of(run, results),
+        protocols=side,
     )
     index.write_text(page_html, encoding="utf-8")
     return index

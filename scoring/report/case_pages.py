@@ -17,7 +17,14 @@ from PIL import Image
 
 from judge.engine.trajectory import read_trajectory
 from judge.rundir import CaseDir, case_dir
-from judge.schema import CaseResult, FindingPenalty, PairGeometry, RoundResult, TrajectoryEvent
+from judge.schema import (
+    ArtifactReport,
+    CaseResult,
+    FindingPenalty,
+    PairGeometry,
+    RoundResult,
+    TrajectoryEvent,
+)
 from scoring.report.markup import (
     CSS_NAME,
     badge,
@@ -276,12 +283,38 @@ def _trajectory_html(rd: _RoundData, folder: CaseDir, page_dir: Path) -> str:
     return "".join(parts)
 
 
-def _artifact_text(case: CaseResult) -> str:
+def _stage0(folder: CaseDir) -> ArtifactReport | None:
+    """The case's Stage 0 report (``stage0.json``), None when absent or unreadable."""
+    try:
+        return ArtifactReport.model_validate_json(folder.stage0.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+
+
+def _artifact_text(case: CaseResult, report: ArtifactReport | None = None) -> str:
+    """``valid``, ``not checked``, or each failed check with what ``judge validate`` found
+    (``no_external_relationships: ... rId2 hyperlink -> https://...``)."""
     if case.valid:
         return "valid"
     if not case.artifact_failures:  # Stage 0 itself could not run (the error row says why)
         return "not checked"
-    return "invalid: " + ", ".join(case.artifact_failures)
+    details = {c.name: c.detail for c in report.checks} if report is not None else {}
+    return "invalid: " + "; ".join(
+        f"{name}: {details[name]}" if details.get(name) else name for name in case.artifact_failures
+    )
+
+
+def _stage0_html(report: ArtifactReport | None) -> str:
+    """Every Stage 0 check with its result and detail, failed ones marked."""
+    if report is None:
+        return '<p class="note">No Stage 0 report (stage0.json) in the case folder.</p>'
+    rows = "".join(
+        f'<tr class="{"pass" if c.passed else "fail"}"><td>{esc(c.name)}</td>'
+        f"<td>{'skipped' if c.skipped else ('pass' if c.passed else 'FAIL')}</td>"
+        f"<td>{esc(c.detail)}</td></tr>"
+        for c in report.checks
+    )
+    return f"<table><tr><th>check</th><th>result</th><th>detail</th></tr>{rows}</table>"
 
 
 def case_html(case: CaseResult, run: Path, page_dir: Path) -> str:
@@ -292,6 +325,7 @@ def case_html(case: CaseResult, run: Path, page_dir: Path) -> str:
     for rd in rounds:
         warnings.extend(rd.warnings)
     outcome = case_outcome(case)
+    stage0 = _stage0(folder)
     header = (
         f'<h1>{esc(case.case_id)} {badge(outcome)}</h1><div class=sub><a href="../../index.html">'
         f"← report index</a> · configuration {esc(case.config_id)} · task {esc(case.task_id)}"
@@ -303,7 +337,7 @@ def case_html(case: CaseResult, run: Path, page_dir: Path) -> str:
             f"{fmt(case.score)} (layout {fmt(case.layout)}, text {fmt(case.text)}, "
             f"graphics {fmt(case.graphics)})",
         ),
-        ("artifact", _artifact_text(case)),
+        ("artifact", _artifact_text(case, stage0)),
         ("gate", outcome),
         ("round votes", ", ".join(f"{k} {v}" for k, v in sorted(case.gate_votes.items()))),
         ("rounds", " · ".join(f"r{i} {s}" for i, s in enumerate(case.rounds))),
@@ -325,6 +359,8 @@ def case_html(case: CaseResult, run: Path, page_dir: Path) -> str:
         body.append("<h2>Gate failures</h2>" + reasons)
     if warnings:
         body.append("".join(f'<p class="warn">{esc(w)}</p>' for w in warnings))
+    if not case.valid:
+        body.append("<h2>Stage 0 checks</h2>" + _stage0_html(stage0))
     body.append("<h2>Reference and render</h2>" + pair)
     body.append("<h2>Findings (merged over passing rounds)</h2>")
     body.append(_findings_table(case, round_ids))
