@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 from pptx import Presentation
+from pptx.oxml.ns import qn
 from pptx.util import Inches
 
 from judge.engine.runner import RunSettings, run_bench
@@ -23,8 +24,15 @@ def test_blank_render_makes_the_artifact_invalid(
     (bench / "candidates" / "blank").mkdir(parents=True)
     prs = Presentation()
     slide = prs.slides.add_slide(prs.slide_layouts[6])
-    for i in range(3):  # three editable text boxes with no text, no fill, no line: draws nothing
-        slide.shapes.add_textbox(Inches(1 + 2 * i), Inches(2), Inches(1.5), Inches(1))
+    for i in range(3):  # three boxes filled with "snow" (FFFAFA): ink Stage 0 counts, but
+        # within the content threshold of the white background, so the render is blank
+        box = slide.shapes.add_textbox(Inches(1 + 2 * i), Inches(2), Inches(1.5), Inches(1))
+        sppr = box._element.spPr
+        for no_fill in sppr.findall(qn("a:noFill")):
+            sppr.remove(no_fill)
+        fill = sppr.makeelement(qn("a:solidFill"), {})
+        fill.append(sppr.makeelement(qn("a:prstClr"), {"val": "snow"}))
+        sppr.append(fill)
     prs.save(str(bench / "candidates" / "blank" / "flow.pptx"))
 
     run_bench(bench, tmp_path / "run", RunSettings(rounds=1), render_pool=render_pool)

@@ -305,7 +305,7 @@ def _to_verify_size(grey: np.ndarray) -> tuple[np.ndarray, float]:
     """``grey`` scaled so its longer side is :data:`VERIFY_SIDE_PX` (at most 4x up), and k."""
     h, w = grey.shape
     k = min(VERIFY_SIDE_PX / max(h, w), 4.0)
-    size = (max(int(round(w * k)), 2), max(int(round(h * k)), 2))
+    size = (max(round(w * k), 2), max(round(h * k), 2))
     interp = cv2.INTER_AREA if k < 1 else cv2.INTER_LINEAR
     return cv2.resize(grey, size, interpolation=interp), k
 
@@ -344,8 +344,8 @@ def _match_at(
     """(correlation, region as fractions of ``hay``, needle is flat) for ``needle`` resized to
     ``tw_f`` pixels wide and correlated over the prepared image ``hay``."""
     H, W = hay.shape
-    tw = max(int(round(tw_f)), 2)
-    th = max(int(round(tw_f / aspect)), 2)
+    tw = max(round(tw_f), 2)
+    th = max(round(tw_f / aspect), 2)
     if tw > W or th > H:
         return 0.0, None, False
     tpl = _prep(needle, (tw, th))
@@ -371,7 +371,7 @@ def _search(
     if max(nw, nh) > 2 * limit:
         # Shrink a large needle once (area averaging), not at every scale.
         k = limit / max(nw, nh)
-        size = (max(int(round(nw * k)), 2), max(int(round(nh * k)), 2))
+        size = (max(round(nw * k), 2), max(round(nh * k), 2))
         needle = cv2.resize(needle, size, interpolation=cv2.INTER_AREA)
     widths = []
     w = w_max
@@ -428,19 +428,19 @@ def _verify_region(big: np.ndarray, box: Box, small: np.ndarray) -> Verification
     k = min(side / max(bw, bh), 4.0)
     pad_x, pad_y = bw * VERIFY_PAD, bh * VERIFY_PAD
     rx0, ry0 = max(int(x0 - pad_x), 0), max(int(y0 - pad_y), 0)
-    rx1 = min(int(math.ceil(x0 + bw + pad_x)), bw_px)
-    ry1 = min(int(math.ceil(y0 + bh + pad_y)), bh_px)
+    rx1 = min(math.ceil(x0 + bw + pad_x), bw_px)
+    ry1 = min(math.ceil(y0 + bh + pad_y), bh_px)
     region = big[ry0:ry1, rx0:rx1]
     if region.size == 0:
         return none
-    rsz = (max(int(round((rx1 - rx0) * k)), 2), max(int(round((ry1 - ry0) * k)), 2))
+    rsz = (max(round((rx1 - rx0) * k), 2), max(round((ry1 - ry0) * k), 2))
     interp_r = cv2.INTER_AREA if k < 1 else cv2.INTER_LINEAR
     reg = cv2.resize(region, rsz, interpolation=interp_r).astype(np.float32)
     reg_blur = cv2.GaussianBlur(reg, (0, 0), VERIFY_BLUR_SIGMA)
     best = -1.0
     best_at: tuple[int, int, np.ndarray] | None = None
     for factor in VERIFY_SCALES:
-        tw, th = max(int(round(bw * k * factor)), 2), max(int(round(bh * k * factor)), 2)
+        tw, th = max(round(bw * k * factor), 2), max(round(bh * k * factor), 2)
         if tw > reg.shape[1] or th > reg.shape[0]:
             continue
         interp_t = cv2.INTER_AREA if tw < small.shape[1] else cv2.INTER_LINEAR
@@ -477,8 +477,8 @@ class ReferenceScreen:
         self._ref_grey = _grey(ref_rgb)
         rh, rw = self._ref_grey.shape
         k = WORK_SIDE_PX / max(rw, rh)
-        self.work_w = max(int(round(rw * k)), 1)
-        self.work_h = max(int(round(rh * k)), 1)
+        self.work_w = max(round(rw * k), 1)
+        self.work_h = max(round(rh * k), 1)
         self._work = _prep(self._ref_grey, (self.work_w, self.work_h))
         self._assets_sha: set[str] = set()
         self._assets_px: list[tuple[tuple[int, int], np.ndarray]] = []
@@ -531,7 +531,7 @@ class ReferenceScreen:
         reference pasted inside a larger image); the region is in fractions of the picture."""
         ph, pw = grey.shape
         k = min(CONTAIN_SIDE_PX / max(pw, ph), 1.0)
-        hw, hh = max(int(round(pw * k)), 2), max(int(round(ph * k)), 2)
+        hw, hh = max(round(pw * k), 2), max(round(ph * k), 2)
         hay = _prep(grey, (hw, hh))
         ref_aspect = self.work_w / self.work_h
         w_max = min(float(hw), hh * ref_aspect)
@@ -657,13 +657,13 @@ class ReferenceScreen:
         span_h = ys1 - ys0
         k = CANVAS_SIDE_PX / max(span_w, span_h)
         unit_aspect = slide_aspect
-        cw, ch = max(int(round(span_w * k)), 2), max(int(round(span_h * k)), 2)
+        cw, ch = max(round(span_w * k), 2), max(round(span_h * k), 2)
         canvas = np.full((ch, cw), 255, dtype=np.uint8)
         for pic, grey in items:
-            x0 = int(round((pic.bbox.x - xs0) * unit_aspect * k))
-            y0 = int(round((pic.bbox.y - ys0) * k))
-            w = int(round(pic.bbox.w * unit_aspect * k))
-            h = int(round(pic.bbox.h * k))
+            x0 = round((pic.bbox.x - xs0) * unit_aspect * k)
+            y0 = round((pic.bbox.y - ys0) * k)
+            w = round(pic.bbox.w * unit_aspect * k)
+            h = round(pic.bbox.h * k)
             if w < 1 or h < 1:
                 continue
             x1, y1 = min(x0 + w, cw), min(y0 + h, ch)

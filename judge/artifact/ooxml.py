@@ -90,6 +90,8 @@ class Placement:
     """A ``p:pic`` on the slide itself (counted in the audit's picture area)."""
     on_slide: bool
     """False for images drawn by the slide's layout or master (template artwork)."""
+    in_ole: bool = False
+    """The preview image of an embedded OLE object (which fails ``no_embedded_objects``)."""
 
 
 @dataclass
@@ -539,6 +541,7 @@ def _place_blips(shape: etree._Element, ctx: _WalkContext, sid: int, label: str,
                         bbox=bbox,
                         is_picture_shape=shape.tag == P + "pic" and ctx.role == "slide",
                         on_slide=ctx.role == "slide",
+                        in_ole=any(a.tag == P + "oleObj" for a in blip.iterancestors()),
                     )
                 )
 

@@ -255,11 +255,12 @@ def collect(loaded: LoadedSlide) -> Collection:
     for part, rid, target in targets:
         data = parts.pkg.members[target]
         kind = image_kind(data, parts.pkg.content_type(target) or "")
-        if target not in checked:
+        where = placed.get((part, rid))
+        ole_preview = bool(where) and all(pl.in_ole for pl in where or [])
+        if target not in checked and not ole_preview:  # an OLE object fails its own check
             checked[target] = vector_problem(kind, data, f"{parts.pkg.path}:{target}")
             if checked[target]:
                 problems.append(f"{target}: {checked[target]}")
-        where = placed.get((part, rid))
         if where:
             for pl in where:
                 pictures.append(

@@ -187,7 +187,7 @@ def screen_render(png: bytes, screen: ReferenceScreen) -> RenderScreen:
     crop = grey[y0:y1, x0:x1]
     k = KEEP_SIDE_PX / max(crop.shape)
     if k < 1:
-        size = (max(int(round(crop.shape[1] * k)), 2), max(int(round(crop.shape[0] * k)), 2))
+        size = (max(round(crop.shape[1] * k), 2), max(round(crop.shape[0] * k), 2))
         crop = cv2.resize(crop, size, interpolation=cv2.INTER_AREA)
     finding = screen.screen_image(
         np.ascontiguousarray(crop), "the picture-only render", all_orientations=False
