@@ -449,7 +449,8 @@ def _check_rendered_copy(
     if render_pictures is None:
         return _skip(name, "not rendered (--no-render)", passed=True)
     if any(not c.passed for c in earlier):
-        return _skip(name, "not rendered: the package screen already failed the deck")
+        # already invalid by a named check: the extra render would add nothing
+        return _skip(name, "not rendered: the package screen already failed the deck", True)
     masked = set(result.approved_members) if result is not None else set()
     deck = pictures_only_deck(parts, masked)
     t0 = time.perf_counter()
