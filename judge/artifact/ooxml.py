@@ -295,7 +295,7 @@ def _classify(shape: etree._Element) -> ObjectType:
 def _default_adjustments(prst: str) -> tuple[tuple[str, int], ...]:
     """python-pptx's default (name, raw value) adjustments of a preset; empty when unknown."""
     from pptx.enum.shapes import MSO_AUTO_SHAPE_TYPE
-    from pptx.shapes.autoshape import autoshape_types  # type: ignore[attr-defined]
+    from pptx.shapes.autoshape import autoshape_types
 
     try:
         return tuple(autoshape_types[MSO_AUTO_SHAPE_TYPE.from_xml(prst)]["avLst"])
