@@ -307,3 +307,32 @@ def test_run_scores_a_hostile_file_zero_and_recomputes_corrupt_case_files(
     assert json.loads(good.stage0.read_text())["valid"] is True
     renders = [c for c in json.loads(good.stage0.read_text())["checks"] if c["name"] == "renders"]
     assert renders[0]["passed"] and not renders[0]["skipped"]
+
+
+@pytest.mark.slow
+def test_case_past_its_deadline_is_the_judges_error_and_is_retried(
+    judge_bench: Path, render_pool: RenderPool, tmp_path: Path
+) -> None:
+    import shutil
+
+    from judge.backends import BackendSettings
+    from judge.engine.runner import RunSettings, run_bench
+    from judge.rundir import read_results
+    from taxonomy.loader import load_taxonomy
+    from tests.judge_helpers import passing_script
+
+    bench = tmp_path / "bench"
+    shutil.copytree(judge_bench, bench)
+    for cfg in ("swapped", "empty"):
+        shutil.rmtree(bench / "candidates" / cfg)
+    script = tmp_path / "pass.jsonl"
+    script.write_text(passing_script(load_taxonomy()))
+    backend = BackendSettings(replay_source=str(script))
+    late = RunSettings(judge="replay", rounds=1, backend=backend, case_timeout_s=1e-6)
+    run = tmp_path / "run"
+    summary = run_bench(bench, run, late, render_pool=render_pool)
+    (result,) = read_results(run)
+    assert summary.errors == 1 and result.error and "deadline" in result.error
+    again = run_bench(bench, run, RunSettings(judge="replay", rounds=1, backend=backend))
+    (result,) = read_results(run)
+    assert again.errors == 0 and result.gate == "pass"

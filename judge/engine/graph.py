@@ -106,6 +106,9 @@ class CaseRuntime:
     """Local LPIPS weights for the fidelity diagnostics (None: LPIPS left out)."""
     audit: ObjectAudit | None = None
     """Set by ``validate``: the object audit the rubric prompt shows."""
+    deadline: float | None = None
+    """``time.monotonic()`` after which no new round of this case starts (its overall
+    deadline): the case is then the judge's error, retried by the next run."""
     bound: dict[tuple[int, str], tuple[Any, Any]] = field(default_factory=dict)
     """Chat models with tools bound, by (id(model), stage): binding costs ~60 ms, and a backend
     that returns one shared model (openai) is bound once per case and stage."""
@@ -511,6 +514,12 @@ def dispatch_node(state: CaseState, config: RunnableConfig) -> dict[str, Any]:
         return {"pending": []}
     if not rt.may_start():
         return {"pending": [], "stopped": "cost budget spent: rounds left unjudged"}
+    if rt.deadline is not None and time.monotonic() > rt.deadline:
+        return {
+            "pending": [],
+            "error": "the case's overall deadline passed before every round was judged "
+            "(rerun the same command to retry it)",
+        }
     one_by_one = rt.early_stop or rt.backend.deterministic
     return {"pending": missing[:1] if one_by_one else missing}
 

@@ -81,6 +81,8 @@ RESULTS_FLUSH_S = 2.0
 always rewritten at the end."""
 DEFAULT_RENDER_TIMEOUT_S = 60.0
 """Seconds LibreOffice may spend on one deck (``judge run --render-timeout``)."""
+DEFAULT_CASE_TIMEOUT_S = 1800.0
+"""Overall deadline of one case, seconds (Stage 0, renders and every round)."""
 RESUME_KEYS = ("judge", "model", "base_url", "rounds", "taxonomy_hash", "protocol", "rubric_hash")
 """``run.json`` fields a resumed run must share with the new command."""
 
@@ -114,6 +116,9 @@ class RunSettings:
     retry_errors: bool = True
     """On resume, judge again the cases whose ``case.json`` records an error, redoing their
     errored rounds (answers already given come from the model-call cache, so this is cheap)."""
+    case_timeout_s: float = DEFAULT_CASE_TIMEOUT_S
+    """Overall deadline of one case (seconds from its start): past it no new round starts and
+    the case is recorded as the judge's error (retried by the next run)."""
     judge_sandbox: bool = False
     """Offer the model judge ``run_python`` (its own scripts, sandboxed; judge/tools/python.py)."""
 
@@ -549,6 +554,7 @@ class _Run:
             rubric=self.rubric,
             rubric_hash=self.rubric_hash,
             lpips_weights=self.settings.lpips_weights,
+            deadline=time.monotonic() + self.settings.case_timeout_s,
         )
 
     def failed(self, cand: Candidate, cd: CaseDir, error: str) -> CaseResult:
