@@ -31,9 +31,22 @@ def _means(output: str) -> dict[str, float]:
 
 def test_leaderboard_reads_the_rescored_file_with_intervals(rescored) -> None:
     run, name = rescored
-    before = runner.invoke(app, ["leaderboard", str(run), "--format", "json"])
+    # the study run holds errored cases: ranked with --allow-incomplete (issue 15)
+    incomplete = ["--allow-incomplete"]
+    before = runner.invoke(app, ["leaderboard", str(run), "--format", "json", *incomplete])
     after = runner.invoke(
-        app, ["leaderboard", str(run), "--results", name, "--format", "json", "--resamples", "50"]
+        app,
+        [
+            "leaderboard",
+            str(run),
+            "--results",
+            name,
+            "--format",
+            "json",
+            "--resamples",
+            "50",
+            *incomplete,
+        ],
     )
     assert before.exit_code == 0 and after.exit_code == 0, after.output
     new = {c.case_id: c for c in read_results(run, name)}
@@ -43,7 +56,8 @@ def test_leaderboard_reads_the_rescored_file_with_intervals(rescored) -> None:
     assert all(r["ci_low"] <= r["mean_score"] <= r["ci_high"] for r in rows)
     # a path works as well as a bare name
     by_path = runner.invoke(
-        app, ["leaderboard", str(run), "--results", str(run / name), "--format", "json"]
+        app,
+        ["leaderboard", str(run), "--results", str(run / name), "--format", "json", *incomplete],
     )
     assert _means(by_path.output) == _means(after.output)
 

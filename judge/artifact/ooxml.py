@@ -24,7 +24,7 @@ from lxml import etree
 
 from judge.artifact.package import SafePackage, open_package, parse_xml
 from judge.artifact.parts import DeckParts, resolve_parts
-from judge.artifact.pictures import PictureBlob, collect
+from judge.artifact.pictures import PictureBlob, Placement, collect
 from judge.artifact.style import (
     MC,
     A,
@@ -72,26 +72,6 @@ PLACEHOLDER_TYPE_ALIASES = {"ctrTitle": "title", "subTitle": "body", "obj": "bod
 
 # --------------------------------------------------------------------------------------------
 # Public records beyond the schema
-
-
-@dataclass(frozen=True)
-class Placement:
-    """Where a shape of a part draws one image relationship."""
-
-    part: str
-    """The part whose relationship the ``r:embed`` names."""
-    rid: str
-    owner: str
-    """``"Picture 3" (id 4)``, ``slide background``, ``layout shape ...``."""
-    object_id: int | None
-    bbox: Box
-    """Slide frame (0-1 fractions); the background: the whole slide."""
-    is_picture_shape: bool
-    """A ``p:pic`` on the slide itself (counted in the audit's picture area)."""
-    on_slide: bool
-    """False for images drawn by the slide's layout or master (template artwork)."""
-    in_ole: bool = False
-    """The preview image of an embedded OLE object (which fails ``no_embedded_objects``)."""
 
 
 @dataclass
@@ -655,7 +635,7 @@ def _load(pkg: SafePackage) -> LoadedSlide:
         drawn=ctx.drawn,
         truncated=truncated,
     )
-    found = collect(loaded)
+    found = collect(parts, placements, slide)
     loaded.pictures, loaded.picture_problems = found.pictures, found.problems
     return loaded
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 import re
 import struct
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Literal
+from typing import Literal
 
 from lxml import etree
 
@@ -26,9 +26,6 @@ from judge.artifact.package import parse_xml
 from judge.artifact.parts import DeckParts
 from judge.errors import PackageError
 from judge.schema import Box
-
-if TYPE_CHECKING:
-    from judge.artifact.ooxml import LoadedSlide, Placement
 
 IMAGE_REL_TYPES = frozenset({"image", "hdphoto", "wdp"})
 """Relationship types (short names) whose target LibreOffice may draw as a picture."""
@@ -52,6 +49,26 @@ STRETCHBLT, DIBCREATEPATTERNBRUSH."""
 MAX_METAFILE_RECORDS = 200_000
 _CSS_URL = re.compile(rb"url\(\s*['\"]?\s*([^)'\"\s]*)", re.IGNORECASE)
 _CSS_IMPORT = re.compile(rb"@import", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class Placement:
+    """Where a shape of a part draws one image relationship."""
+
+    part: str
+    """The part whose relationship the ``r:embed`` names."""
+    rid: str
+    owner: str
+    """``"Picture 3" (id 4)``, ``slide background``, ``layout shape ...``."""
+    object_id: int | None
+    bbox: Box
+    """Slide frame (0-1 fractions); the background: the whole slide."""
+    is_picture_shape: bool
+    """A ``p:pic`` on the slide itself (counted in the audit's picture area)."""
+    on_slide: bool
+    """False for images drawn by the slide's layout or master (template artwork)."""
+    in_ole: bool = False
+    """The preview image of an embedded OLE object (which fails ``no_embedded_objects``)."""
 
 
 @dataclass(frozen=True)
@@ -233,13 +250,11 @@ def has_picture_parts(parts: DeckParts) -> bool:
     return bool(image_targets(parts))
 
 
-def collect(loaded: LoadedSlide) -> Collection:
-    """The images the slide may draw, placed where the walk saw them; vector images vetted."""
-    parts = loaded.parts
-    if parts is None:
-        return Collection([], [])
+def collect(parts: DeckParts, placements: list[Placement], slide_part: str | None) -> Collection:
+    """The images the slide may draw, placed where the walk saw them (``placements``, from
+    :func:`judge.artifact.ooxml.load_slide`); vector images vetted."""
     placed: dict[tuple[str, str], list[Placement]] = {}
-    for pl in loaded.placements:
+    for pl in placements:
         placed.setdefault((pl.part, pl.rid), []).append(pl)
     pictures: list[PictureBlob] = []
     problems: list[str] = []
@@ -280,7 +295,7 @@ def collect(loaded: LoadedSlide) -> Collection:
         bg = _background_owner(parts, part, rid)
         owner = bg or f"{part} {rid} (drawn, not placed)"
         is_placed = bg is not None and part != parts.theme
-        on_slide = part == loaded.slide_part
+        on_slide = part == slide_part
         pictures.append(
             PictureBlob(owner, None, FULL, target, data, False, on_slide, is_placed, kind)
         )
