@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import subprocess
 import sys
 from collections import Counter, defaultdict
@@ -67,8 +68,8 @@ def rejudge(bench: Path, run: Path, cases: list[str]) -> dict[str, dict[str, Any
     Renders, normalised pairs and SVG exports are made once into ``run`` and reused; the
     reference's reading is shared by the cases of one task, and OCR results are kept on disk
     by image hash (OCR is deterministic), so an iteration re-runs only the reading and the
-    rules. Stage 0 is not run here: the benchmarks' candidates are valid decks by construction
-    (a fresh ``judge run`` checks them)."""
+    rules. Stage 0 is not run here: cases an earlier full run of ``run`` found invalid keep
+    that result, the others are taken as valid (the real-figure decks are by construction)."""
     import hashlib
     import pickle
 
@@ -95,7 +96,9 @@ def rejudge(bench: Path, run: Path, cases: list[str]) -> dict[str, dict[str, Any
         if f.is_file():
             return pickle.loads(f.read_bytes())
         lines = plain_ocr(img, min_confidence)
-        f.write_bytes(pickle.dumps(lines))
+        tmp = f.with_suffix(f".{os.getpid()}.tmp")
+        tmp.write_bytes(pickle.dumps(lines))
+        tmp.replace(f)
         return lines
 
     ocr_mod.ocr_image = cached_ocr  # type: ignore[assignment]
@@ -123,8 +126,12 @@ def rejudge(bench: Path, run: Path, cases: list[str]) -> dict[str, dict[str, Any
                 messages.append(ToolMessage(content=json.dumps(res.data), tool_call_id=call["id"]))
         return {"passed": False, "reasons": [{"target": "-", "evidence": "no verdict"}]}
 
+    earlier = read_jsonl(run / "results.jsonl") if (run / "results.jsonl").is_file() else {}
     try:
         for cid in cases:
+            if earlier.get(cid, {}).get("valid") is False:
+                out[cid] = earlier[cid]  # Stage 0 failed in the full run: nothing to re-judge
+                continue
             config, task = cid.split("/", 1)
             cd = CaseDir(run / "cases" / config / task)
             cd.root.mkdir(parents=True, exist_ok=True)

@@ -28,12 +28,17 @@ from generation.realfig.deck import Construction
 from generation.realfig.geometry import centre, free_box
 from generation.realfig.model import E, Fig, N
 from judge.schema import InjectedDefect, VariantGate
+from judge.tools.graphread import label_distance
 
 REPLACEMENT_WORDS = (
     "Scheduler", "Validator", "Archive", "Monitor", "Gateway", "Billing", "Firewall",
     "Renderer", "Indexer", "Notifier",
 )  # fmt: skip
 """Labels a changed or extra node takes (the first not already in the figure)."""
+DISTINCT_LABEL_DISTANCE = 0.5
+"""A replacement word is this far (normalised edit distance) from every label of the figure."""
+TEXT_WIDTH_EM = 0.62
+"""Average glyph advance of a sans label, in ems (sizes an extra node to fit its word)."""
 SHIFT_FRAC = 0.04
 """A layout shift moves nodes by this share of the figure's larger side."""
 OVERFLOW_SCALE = 2.4
@@ -134,8 +139,12 @@ def _length(fig: Fig, e: E) -> float:
 
 
 def _unused_word(fig: Fig) -> str:
-    have = {n.label.lower() for n in fig.nodes} | {t.text.lower() for t in fig.texts}
-    return next(w for w in REPLACEMENT_WORDS if w.lower() not in have)
+    """The first replacement word unlike every label and text of the figure."""
+    have = [n.label for n in fig.nodes] + [t.text for t in fig.texts]
+    for w in REPLACEMENT_WORDS:
+        if all(label_distance(w, h) > DISTINCT_LABEL_DISTANCE for h in have if h):
+            return w
+    raise ValueError(f"{fig.id}: every replacement word resembles a label")
 
 
 def _faithful(fig: Fig, how: Construction) -> Built:
@@ -238,14 +247,16 @@ def _changed(fig: Fig, how: Construction) -> Built:
 def _extra(fig: Fig, how: Construction) -> Built:
     ref = max(_labelled(fig), key=lambda m: m.box[2] * m.box[3] if not _nesting(fig, m) else 0)
     w, h = ref.box[2], ref.box[3]
+    word = _unused_word(fig)
+    fs = ref.font_px or fig.font_px
+    text_w = TEXT_WIDTH_EM * fs * len(word) + 2 * fs  # the label must fit on one line
     box = None
     for scale in (1.0, 0.75, 0.5):
-        box = free_box(fig, max(60.0, w * scale), max(30.0, h * scale), [])
+        box = free_box(fig, max(text_w, w * scale), max(2.2 * fs, h * scale), [])
         if box is not None:
             break
     if box is None:
         raise ValueError(f"{fig.id}: no room for an extra node")
-    word = _unused_word(fig)
     new = replace(ref, key="extra", label=word, box=box, top=False, dashed=False)
     src = min(
         (n for n in _labelled(fig) if not _nesting(fig, n)),
