@@ -227,7 +227,7 @@ def report(title: str, labels: dict[str, dict[str, Any]], results: dict[str, dic
         n = sum(c.values())
         cells = "".join(str(c.get(k, 0)).rjust(9) for k in cols)
         agree = c.get(expected[v], 0) / n
-        print(f"               {v.ljust(18)}{expected[v].ljust(9)}{n:>3}  {cells}  {agree:.2f}")
+        print(f"               {v.ljust(22)}{expected[v].ljust(9)}{n:>3}  {cells}  {agree:.2f}")
     acc = sum(a == b for a, b in zip(truth, pred, strict=True)) / max(1, len(truth))
     kappa = cohen_kappa(truth, pred, cols)
     rec = found / injected if injected else float("nan")

@@ -691,6 +691,8 @@ class Observation(Model):
     fraction: float
     """That round's affected fraction for the finding's category (0-1)."""
     bbox: Box | None = None
+    reference_bbox: Box | None = None
+    """Panel frame of the reference panel, where the reference shows the same place."""
 
 
 class MergedFinding(Model):

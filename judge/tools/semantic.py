@@ -274,6 +274,29 @@ def absence_pass(r: Readings, found: list[Discrepancy]) -> list[Judged]:
     return out
 
 
+def _union(a: tuple[float, ...], b: tuple[float, ...]) -> tuple[float, float, float, float]:
+    x0, y0 = min(a[0], b[0]), min(a[1], b[1])
+    x1, y1 = max(a[0] + a[2], b[0] + b[2]), max(a[1] + a[3], b[1] + b[3])
+    return (x0, y0, x1 - x0, y1 - y0)
+
+
+def _edge_boxes(r: Readings, d: Discrepancy) -> tuple[Any, Any]:
+    """Boxes around an edge's two nodes: in the reference, and (matched) in the render."""
+    body = d.key.split(":", 1)[1]
+    src_l, _, dst_l = body.partition(">")
+    ids: dict[str, GNode] = {}
+    for n in r.ref.nodes:
+        ids.setdefault(normalise_label(n.label), n)
+    a, b = ids.get(src_l), ids.get(dst_l)
+    if a is None or b is None:
+        return None, None
+    ref_box = _union(a.box, b.box)
+    ca, cb = r.m_ren.pairs.get(a.id), r.m_ren.pairs.get(b.id)
+    if ca is None or cb is None:
+        return ref_box, None
+    return ref_box, _union(r.ren.node(ca).box, r.ren.node(cb).box)
+
+
 def judge_discrepancies(r: Readings, found: list[Discrepancy]) -> list[Judged]:
     """Evidence for each discrepancy of the render reading against the reference reading."""
     inv = {v: k for k, v in r.m_ren.pairs.items()}
@@ -290,7 +313,9 @@ def judge_discrepancies(r: Readings, found: list[Discrepancy]) -> list[Judged]:
             c = r.ren.node(r.m_ren.pairs[n.id]) if n and n.id in r.m_ren.pairs else None
             out.append(_judge_changed(r, d, n, c) if n and c else Judged(d, False, 0.1))
         else:
-            out.append(_judge_edge(r, d))
+            j = _judge_edge(r, d)
+            j.ref_box, j.cand_box = _edge_boxes(r, d)
+            out.append(j)
     return out
 
 
