@@ -333,6 +333,15 @@ class GateReason(Model):
     """The node, edge or region concerned, e.g. ``edge "Encoder" -> "Decoder"``."""
     evidence: str = Field(min_length=1)
     """What was seen or measured, e.g. ``arrowhead at the Encoder end in the candidate``."""
+    confirmed: bool = True
+    """Whether the evidence confirms the discrepancy (only confirmed ones may fail a gate);
+    unconfirmed ones are recorded for audit. A pass note is confirmed by definition."""
+    confidence: float = Field(default=1.0, ge=0.0, le=1.0)
+    """0-1: how sure the judge is of this reason."""
+    reference_bbox: Box | None = None
+    """Panel frame of the reference panel (pixels of its 1200x900 panel), when it has a place."""
+    candidate_bbox: Box | None = None
+    """Panel frame of the candidate panel (pixels of its 1200x900 panel), when it has a place."""
 
 
 class GateVerdict(Model):
@@ -363,6 +372,8 @@ class Finding(Model):
     """How many elements of the category show this issue."""
     bbox: Box | None = None
     """Panel frame of the candidate panel (pixels), when the finding has a place."""
+    reference_bbox: Box | None = None
+    """Panel frame of the reference panel (pixels), where the reference shows the same place."""
 
 
 class CategoryFraction(Model):
@@ -680,6 +691,8 @@ class Observation(Model):
     fraction: float
     """That round's affected fraction for the finding's category (0-1)."""
     bbox: Box | None = None
+    reference_bbox: Box | None = None
+    """Panel frame of the reference panel, where the reference shows the same place."""
 
 
 class MergedFinding(Model):

@@ -125,6 +125,7 @@ def merge_findings(passing: Sequence[RoundResult], min_support: int = 1) -> list
                 affected_count=f.affected_count,
                 fraction=rho,
                 bbox=f.bbox,
+                reference_bbox=f.reference_bbox,
             )
             key = (f.dimension, f.category, f.subtype)
             m = merged.get(key)

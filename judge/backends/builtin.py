@@ -162,7 +162,28 @@ def _reply(msg: AIMessage) -> ChatResult:
 # Stage 1
 
 
+def _reason(d: dict[str, Any]) -> dict[str, Any]:
+    """A gate reason from one judged discrepancy: evidence, confirmation, confidence, boxes."""
+    checks = "; ".join(d.get("checks", []))
+    evidence = f"{d['kind'].replace('_', ' ')}: {d['evidence']}" + (
+        f" ({checks})" if checks else ""
+    )
+    out: dict[str, Any] = {
+        "target": d["target"],
+        "evidence": evidence,
+        "confirmed": bool(d.get("confirmed")),
+        "confidence": float(d.get("confidence", 1.0 if d.get("confirmed") else 0.3)),
+    }
+    for key in ("reference_bbox", "candidate_bbox"):
+        box = d.get(key)
+        if box:
+            out[key] = {"x": box[0], "y": box[1], "w": box[2], "h": box[3]}
+    return out
+
+
 def semantic_verdict(results: dict[str, dict[str, Any]]) -> dict[str, Any]:
+    """Fail on confirmed discrepancies only; every discrepancy is a reason, confirmed or not,
+    so the round file keeps the unconfirmed ones for audit."""
     comp = results.get("compare_graphs", {})
     if "error" in comp:
         return {
@@ -171,6 +192,8 @@ def semantic_verdict(results: dict[str, dict[str, Any]]) -> dict[str, Any]:
                 {
                     "target": "diagram",
                     "evidence": f"graphs could not be compared: {comp['error']}; nothing confirmed",
+                    "confirmed": False,
+                    "confidence": 0.0,
                 }
             ],
             "measurements": {},
@@ -184,18 +207,15 @@ def semantic_verdict(results: dict[str, dict[str, Any]]) -> dict[str, Any]:
         "confirmed_discrepancies": float(len(confirmed)),
         "unconfirmed_discrepancies": float(len(ds) - len(confirmed)),
     }
+    reasons = [_reason(d) for d in confirmed] + [_reason(d) for d in ds if not d.get("confirmed")]
     if confirmed:
-        reasons = [
-            {"target": d["target"], "evidence": f"{d['kind'].replace('_', ' ')}: {d['evidence']}"}
-            for d in confirmed
-        ]
         return {"passed": False, "reasons": reasons, "measurements": meas}
     note = "every reference node and edge has a counterpart"
     if ds:
-        note = f"{len(ds)} possible differences were not confirmed by both readings"
+        note = f"{len(ds)} possible differences were not confirmed by the evidence"
     return {
         "passed": True,
-        "reasons": [{"target": "diagram", "evidence": note}],
+        "reasons": [{"target": "diagram", "evidence": note}, *reasons],
         "measurements": meas,
     }
 
@@ -289,16 +309,19 @@ def detail_verdict(
         if st not in index and (strict or taxonomy is not None):
             continue
         dim, cat = (index[st][0], index[st][1]) if st in index else ("layout", st)
-        findings.append(
-            {
-                "dimension": dim,
-                "category": cat,
-                "subtype": st,
-                "location": f["location"],
-                "description": f["description"],
-                "affected_count": int(f.get("count", 1)),
-            }
-        )
+        finding: dict[str, Any] = {
+            "dimension": dim,
+            "category": cat,
+            "subtype": st,
+            "location": f["location"],
+            "description": f["description"],
+            "affected_count": int(f.get("count", 1)),
+        }
+        for key in ("bbox", "reference_bbox"):
+            box = f.get(key)
+            if box:
+                finding[key] = {"x": box[0], "y": box[1], "w": box[2], "h": box[3]}
+        findings.append(finding)
         counts[(dim, cat)] += int(f.get("count", 1))
         if st in TEXT_FIT_SUBTYPES:
             d = n_text

@@ -254,13 +254,12 @@ def lines_cached(ctx: ToolContext, which: str) -> list[LineComp]:
     """detect_lines on the reference or candidate image, leaf blobs as endpoints, once per case."""
 
     def compute() -> list[LineComp]:
+        from judge.tools.graphread import node_blobs
+
         blobs = blobs_cached(ctx, which)
-        eps = node_endpoints(blobs)
-        texts = [
-            ln.box
-            for ln in ocr_full(ctx, which)
-            if _wordy(ln.text) and not _inside_any(ln.box, blobs, eps)
-        ]
+        ocr = ocr_full(ctx, which)
+        eps = node_blobs(blobs, ocr, ctx.image(which))[0]
+        texts = [ln.box for ln in ocr if _wordy(ln.text) and not _inside_any(ln.box, blobs, eps)]
         return detect_lines(ctx.image(which), blobs, eps, texts)
 
     return memo(ctx, f"lines:{which}", compute)

@@ -21,6 +21,11 @@ from scipy.optimize import linear_sum_assignment
 from judge.schema import ObjectTree, SlideObject
 from judge.tools.thresholds import (
     ENDPOINT_TOLERANCE_FRAC,
+    GLYPH_COVER_FRAC,
+    GLYPH_MAX_LINE_HEIGHTS,
+    ICON_MIN_BUSY_FRAC,
+    ICON_MIN_PIXELS,
+    INK_DIFF,
     LABEL_CHANGED_MIN_DISTANCE,
     LABEL_MATCH_MAX_DISTANCE,
     OCR_CONFIDENT,
@@ -212,6 +217,58 @@ def text_style(
     return colour, round(2.0 * float(mask.sum()) / perimeter, 2), height
 
 
+def node_blobs(
+    blobs: list[Blob], ocr: list[OcrLine], img: np.ndarray | None
+) -> tuple[list[int], dict[int, list[int]], set[int], set[int]]:
+    """(node blobs, children of each blob that are not text, text blobs, icon blobs).
+
+    Nodes are the blobs holding no other (non-text) blob, minus text blobs (glyph clusters)
+    and, given the image, pictures and logos; blobs holding others are panels."""
+    glyphs = _glyph_blobs(blobs, ocr)
+    kids = {i: [c for c in b.children if c not in glyphs] for i, b in enumerate(blobs)}
+    leaves = [i for i in range(len(blobs)) if not kids[i] and i not in glyphs]
+    icons: set[int] = set()
+    if img is not None:
+        icons = {i for i in leaves if _is_icon(img, blobs[i], ocr)}
+        leaves = [i for i in leaves if i not in icons]
+    return leaves, kids, glyphs, icons
+
+
+def _glyph_blobs(blobs: list[Blob], ocr: list[OcrLine]) -> set[int]:
+    """Blobs that are text: most of the blob lies inside one OCR line's box and the blob is
+    no taller than that line (solid glyph clusters of small or bold text pass the node-size
+    test on small images)."""
+    out = set()
+    for i, b in enumerate(blobs):
+        x, y, w, h = b.box
+        for ln in ocr:
+            lx, ly, lw, lh = ln.box
+            ix = max(0.0, min(x + w, lx + lw) - max(x, lx))
+            iy = max(0.0, min(y + h, ly + lh) - max(y, ly))
+            if ix * iy >= GLYPH_COVER_FRAC * w * h and h <= GLYPH_MAX_LINE_HEIGHTS * lh:
+                out.add(i)
+                break
+    return out
+
+
+def _is_icon(img: np.ndarray, b: Blob, ocr: list[OcrLine]) -> bool:
+    """True when a blob's inside is not a flat fill: over ``ICON_MIN_BUSY_FRAC`` of its pixels,
+    away from its text and its rim, differ from its interior colour (nodes are flat fills with
+    text; pictures and logos are busy)."""
+    from judge.tools.nodes import erode
+
+    x, y, w, h = b.box
+    inner = erode(b.mask.astype(np.uint8), max(2, min(w, h) // 10)) > 0
+    for ln in ocr:
+        tx, ty, tw, th = (int(round(v)) for v in ln.box)
+        inner[max(0, ty - y) : max(0, ty - y + th), max(0, tx - x) : max(0, tx - x + tw)] = False
+    if int(inner.sum()) < ICON_MIN_PIXELS:
+        return False
+    px = img[y : y + h, x : x + w][inner].astype(np.int16)
+    away = np.abs(px - np.asarray(b.interior_bgr, np.int16)).max(axis=1) > INK_DIFF
+    return float(away.mean()) > ICON_MIN_BUSY_FRAC
+
+
 def read_raster_graph(
     source: str,
     size: tuple[int, int],
@@ -232,7 +289,9 @@ def read_raster_graph(
 
     w, h = size
     g = Graph(source=source, width=w, height=h)
-    leaves = [i for i, b in enumerate(blobs) if not b.children]
+    leaves, kids, glyphs, icons = node_blobs(blobs, ocr, img)
+    g.notes += [f"blob {i} at {list(blobs[i].box)} is text, not a node" for i in sorted(glyphs)]
+    g.notes += [f"blob {i} at {list(blobs[i].box)} is an icon, not a node" for i in sorted(icons)]
     used: set[int] = set()
     ids: dict[int, str] = {}
     for i in leaves:
@@ -266,7 +325,7 @@ def read_raster_graph(
             )
         )
     for i, b in enumerate(blobs):
-        if not b.children:
+        if not kids[i] or i in glyphs:
             continue
         box = tuple(float(v) for v in b.box)
         title = [

@@ -164,6 +164,13 @@ def _fill_holes(ink: np.ndarray, min_side: int, k: int) -> np.ndarray:
     thick = cv2.morphologyEx(ink, cv2.MORPH_OPEN, np.ones((k, k), np.uint8))
     n, _, stats, _ = cv2.connectedComponentsWithStats(thick, connectivity=8)
     boxes = [tuple(int(v) for v in stats[j, :4]) for j in range(1, n) if stats[j, 4] >= small]
+    # the interiors of outlined boxes are holes too: a loop of lines through outlined nodes
+    # is straddled by them just as by filled nodes
+    holes = {
+        i: cv2.boundingRect(c)
+        for i, c in enumerate(contours)
+        if hier[0][i][3] >= 0 and cv2.contourArea(c) > small
+    }
     tol = k
     for i, c in enumerate(contours):
         if hier[0][i][3] < 0:
@@ -176,7 +183,9 @@ def _fill_holes(ink: np.ndarray, min_side: int, k: int) -> np.ndarray:
         if not (w >= min_side and h >= min_side and area >= HOLE_FILL_MIN_EXTENT * w * h):
             continue
         straddle = False
-        for bx, by, bw, bh in boxes:
+        # only smaller holes count (a node's interior is not straddled by the loop around it)
+        others = [hb for j, hb in holes.items() if j != i and hb[2] * hb[3] < w * h]
+        for bx, by, bw, bh in boxes + others:
             if bx >= x + w or bx + bw <= x or by >= y + h or by + bh <= y:
                 continue  # outside
             if (

@@ -171,6 +171,26 @@ def _overlap_frac(a: tuple[float, ...], b: tuple[float, ...]) -> float:
     return ix * iy / small if small > 0 else 0.0
 
 
+def _reference_lines(ctx: ToolContext) -> list[str]:
+    """The reference's OCR lines, compacted (empty when it cannot be read)."""
+    try:
+        from judge.tools.evidence import compact
+        from judge.tools.ocr import ocr_full
+
+        return [c for c in (compact(ln.text) for ln in ocr_full(ctx, "reference")) if len(c) >= 2]
+    except Exception:  # the reference cannot be read: paragraphs alone say what is needed
+        return []
+
+
+def _lines_in_reference(text: str, ref_lines: list[str]) -> int:
+    """How many reference text lines this frame's text spans: a label the reference itself
+    sets on several lines may wrap the same way (that is no improper break)."""
+    from judge.tools.evidence import compact
+
+    me = compact(text)
+    return sum(1 for ln in ref_lines if ln in me) if me else 0
+
+
 def text_frames(ctx: ToolContext) -> dict[str, Any]:
     """Text-fit measurements of the candidate, once per case."""
 
@@ -202,8 +222,13 @@ def text_frames(ctx: ToolContext) -> dict[str, Any]:
                     o = hits.pop(0)
                     f.shape_id = o.id
                     f.paragraphs = len([p for p in o.text.split("\n") if p.strip()]) or 1
+        ref_ocr = _reference_lines(ctx)
         for f in frames:
-            f.needed = max(f.paragraphs, ref_lines.get(normalise_label(f.text), 0))
+            f.needed = max(
+                f.paragraphs,
+                ref_lines.get(normalise_label(f.text), 0),
+                _lines_in_reference(f.text, ref_ocr),
+            )
         n = len(frames)
         bad = [f for f in frames if f.overflow or f.overlaps or f.clipped or f.lines > f.needed]
         return {

@@ -248,3 +248,47 @@ def scaled_px(per_kpx: float, shape: tuple[int, ...], minimum: int = 1) -> int:
     """A ``_PER_KPX`` threshold in pixels of an image of ``shape`` (rows, cols, ...)."""
     short = min(shape[0], shape[1])
     return max(minimum, int(round(per_kpx * short / 1000.0)))
+
+
+# ------------------------------------------------------------------------------------------
+# Evidence (judge/tools/evidence.py, judge/tools/semantic.py)
+
+PRESENT_MAX_DISTANCE = 0.2
+"""A label is present in a text corpus when some substring is within this normalised edit
+distance (one OCR slip per five characters)."""
+
+PRESENT_MIN_CHARS = 3
+"""Labels shorter than this (compacted) must equal a whole text to be present: "No" or "1"
+occur inside many words."""
+
+EXTRA_TREE_MATCH_DISTANCE = 0.3
+"""An invented node read on the render is backed by the tree when a tree node's label is within
+this normalised edit distance of the OCR reading."""
+
+UNCONFIRMED_CONFIDENCE_FACTOR = 0.3
+"""A discrepancy the evidence refutes keeps this share of its reading confidence (recorded for
+audit, never failing a gate)."""
+
+ICON_MIN_BUSY_FRAC = 0.12
+"""A leaf blob whose inside (text and rim excluded) differs from its fill over this share of
+its pixels is a picture or logo, not a node: flat fills measure under 0.09 (text excluded),
+photos and drawn logos 0.14-0.7."""
+
+ICON_MIN_PIXELS = 50
+"""Blobs with fewer inner pixels than this are too small to tell (kept as nodes)."""
+
+GLYPH_COVER_FRAC = 0.7
+"""A blob with this share of its box inside one OCR line's box ..."""
+
+GLYPH_MAX_LINE_HEIGHTS = 1.3
+"""... and no taller than this many line heights is text (glyphs), not a node."""
+
+INLIER_MEDIAN_FACTOR = 2.0
+"""... or within this many median residuals of the first fit (Stage 3 refit)."""
+
+ALIGN_LOST_FACTOR = 3.0
+"""An alignment is lost when the pair's offset after the fit exceeds this many alignment
+tolerances (jitter within a few tolerances is rendering, not layout)."""
+
+NEIGHBOUR_GAP_FRAC = 0.35
+"""Node pairs closer than this share of the diagram's extent are neighbours whose gap counts."""

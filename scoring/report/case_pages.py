@@ -7,11 +7,13 @@ the page (naming the file), never a failed report.
 
 from __future__ import annotations
 
+import contextlib
 import re
 import shutil
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from PIL import Image
 
@@ -19,8 +21,10 @@ from judge.engine.trajectory import read_trajectory
 from judge.rundir import CaseDir, case_dir
 from judge.schema import (
     ArtifactReport,
+    Box,
     CaseResult,
     FindingPenalty,
+    GateReason,
     PairGeometry,
     RoundResult,
     TrajectoryEvent,
@@ -41,6 +45,10 @@ OBSERVATIONS_SHOWN = 4
 every edge in every round)."""
 SHA256_RE = re.compile(r"^[0-9a-f]{64}$")
 """Image references must be plain sha256 digests (nothing else becomes a file path)."""
+REASON_COLOUR = "#c62828"
+MATCHED_COLOUR = "#2e7d32"
+UNMATCHED_COLOUR = "#ef6c00"
+EDGE_COLOUR = "#1f4e9c"
 BOX_COLOURS = ("#d1495b", "#4e79a7", "#e08a2c", "#7b4fa3", "#2a9d8f", "#b5651d", "#c2185b")
 """Colours of finding boxes on the pair image, cycled by finding number."""
 
@@ -88,8 +96,53 @@ def _copy_image(src: Path, dest: Path) -> bool:
     return True
 
 
-def _pair_html(case: CaseResult, folder: CaseDir, page_dir: Path, warnings: list[str]) -> str:
-    """The pair image with finding boxes (candidate panel frame shifted by the panel's left)."""
+def _box_svg(
+    b: Box, dx: float, colour: str, tag: str, title: str, cls: str, dash: bool = False
+) -> str:
+    """One labelled box over the pair (``dx``: the panel's left edge in the pair)."""
+    style = ' stroke-dasharray="10 6"' if dash else ""
+    return (
+        f'<g class="{cls}"><rect x="{dx + b.x:.1f}" y="{b.y:.1f}" width="{b.w:.1f}" '
+        f'height="{b.h:.1f}" fill="none" stroke="{colour}" stroke-width="4"{style}>'
+        f"<title>{esc(title)}</title></rect>"
+        f'<text x="{dx + b.x + 4:.1f}" y="{max(18.0, b.y - 6):.1f}" font-size="22" '
+        f'font-weight="700" fill="{colour}">{esc(tag)}</text></g>'
+    )
+
+
+def _reason_boxes(rounds: Sequence[_RoundData], left: float) -> list[str]:
+    """Boxes of failed gates' reasons in both panels (G1, G2, ... as in the gate list)."""
+    out: list[str] = []
+    for i, (rd, name, g) in enumerate(_failed_reasons(rounds), 1):
+        for b, dx in ((g.reference_bbox, 0.0), (g.candidate_bbox, left)):
+            if b is not None:
+                title = f"G{i} round {rd.index}, {name}: {g.target}"
+                out.append(_box_svg(b, dx, REASON_COLOUR, f"G{i}", title, "reason", dash=True))
+    return out
+
+
+def _failed_reasons(rounds: Sequence[_RoundData]) -> list[tuple[_RoundData, str, GateReason]]:
+    """Confirmed reasons of every failed gate, in round order."""
+    out: list[tuple[_RoundData, str, GateReason]] = []
+    for rd in rounds:
+        r = rd.result
+        if r is None:
+            continue
+        for name, verdict in (("semantic", r.semantic), ("render/text", r.render)):
+            if verdict is not None and not verdict.passed:
+                out.extend((rd, name, g) for g in verdict.reasons if g.confirmed)
+    return out
+
+
+def _pair_html(
+    case: CaseResult,
+    folder: CaseDir,
+    page_dir: Path,
+    warnings: list[str],
+    rounds: Sequence[_RoundData] = (),
+) -> str:
+    """The pair image with finding and gate-reason boxes on both panels (panel frames shifted
+    by each panel's left edge)."""
     if not _copy_image(folder.pair_png, page_dir / "pair.png"):
         why = "the artifact was not rendered" if not case.valid else "pair.png is missing"
         return f'<p class="note">No reference/render pair: {esc(why)}.</p>'
@@ -111,16 +164,12 @@ def _pair_html(case: CaseResult, folder: CaseDir, page_dir: Path, warnings: list
     for i, f in enumerate(case.findings, 1):
         colour = BOX_COLOURS[(i - 1) % len(BOX_COLOURS)]
         for ob in f.observations:
-            if ob.bbox is None:
-                continue
-            b = ob.bbox
-            boxes.append(
-                f'<rect x="{left + b.x:.1f}" y="{b.y:.1f}" width="{b.w:.1f}" height="{b.h:.1f}" '
-                f'fill="none" stroke="{colour}" stroke-width="4"><title>#{i} '
-                f"{esc(f.subtype)} (round {ob.round_index}): {esc(ob.location)}</title></rect>"
-                f'<text x="{left + b.x + 4:.1f}" y="{max(18.0, b.y - 6):.1f}" font-size="22" '
-                f'font-weight="700" fill="{colour}">#{i}</text>'
-            )
+            for b, dx in ((ob.bbox, left), (ob.reference_bbox, 0)):
+                if b is None:
+                    continue
+                title = f"#{i} {f.subtype} (round {ob.round_index}): {ob.location}"
+                boxes.append(_box_svg(b, dx, colour, f"#{i}", title, "finding"))
+    boxes += _reason_boxes(rounds, left)
     return (
         '<div class="pair"><svg viewBox="0 0 {w} {h}" xmlns="http://www.w3.org/2000/svg" '
         'role="img" aria-label="reference (left) and render (right)">'
@@ -130,8 +179,8 @@ def _pair_html(case: CaseResult, folder: CaseDir, page_dir: Path, warnings: list
         '<line x1="{gx}" y1="0" x2="{gx}" y2="{h}" stroke="#c5cbd6" stroke-width="2"/>'
         "{boxes}</svg></div>"
     ).format(w=width, h=height, ty=height - 10, rx=left + 10, gx=left - 2, boxes="".join(boxes)) + (
-        f'<p class="note">Boxes: finding locations in the candidate panel ({panel_w} px wide), '
-        "numbered as in the findings table.</p>"
+        f'<p class="note">Boxes: finding locations in both panels ({panel_w} px wide each), '
+        "numbered as in the findings table; dashed G boxes: confirmed gate-failure reasons.</p>"
     )
 
 
@@ -206,8 +255,11 @@ def _gate_html(rd: _RoundData) -> str:
 
 
 def _gate_reasons_summary(rounds: Sequence[_RoundData]) -> str:
-    """The reasons of every failed gate, by round, for the top of a case page."""
+    """The reasons of every failed gate, by round, for the top of a case page: confirmed ones
+    tagged G1, G2, ... as their boxes on the pair; unconfirmed ones listed apart (audit)."""
     items: list[str] = []
+    unconfirmed: list[str] = []
+    tags = {id(g): i for i, (_, _, g) in enumerate(_failed_reasons(rounds), 1)}
     for rd in rounds:
         r = rd.result
         if r is None:
@@ -215,12 +267,103 @@ def _gate_reasons_summary(rounds: Sequence[_RoundData]) -> str:
         for name, verdict in (("semantic", r.semantic), ("render/text", r.render)):
             if verdict is None or verdict.passed:
                 continue
-            items.extend(
-                f"<li>round {rd.index}, {esc(name)}: <b>{esc(g.target)}</b> — "
-                f"{esc(g.evidence)}</li>"
-                for g in verdict.reasons
-            )
-    return f"<ul>{''.join(items)}</ul>" if items else ""
+            for g in verdict.reasons:
+                line = (
+                    f"round {rd.index}, {esc(name)}: <b>{esc(g.target)}</b> — {esc(g.evidence)}"
+                    f' <span class="muted">(confidence {g.confidence:.2f})</span>'
+                )
+                if g.confirmed:
+                    items.append(
+                        f'<li><b style="color:{REASON_COLOUR}">G{tags[id(g)]}</b> {line}</li>'
+                    )
+                else:
+                    unconfirmed.append(f"<li>{line}</li>")
+    out = f"<ul>{''.join(items)}</ul>" if items else ""
+    if unconfirmed:
+        out += (
+            f"<details><summary>{len(unconfirmed)} unconfirmed possible differences (recorded, "
+            f"not failing)</summary><ul>{''.join(unconfirmed)}</ul></details>"
+        )
+    return out
+
+
+def _readings(rounds: Sequence[_RoundData]) -> dict[str, object] | None:
+    """The two graphs as read (the ``compare_graphs`` result's ``readings``), from the first
+    round whose trajectory has them."""
+    for rd in rounds:
+        for ev in rd.events:
+            if ev.tool_name == "compare_graphs" and isinstance(ev.result, dict):
+                readings = ev.result.get("readings")
+                if isinstance(readings, dict):
+                    return readings
+    return None
+
+
+def _graph_svg(graph: Any, dx: float) -> str:
+    """Nodes (solid green: matched; dashed orange: unmatched) and directed edges of one
+    reading, over its panel."""
+    if not isinstance(graph, dict):
+        return ""
+    nodes = {str(n.get("id")): n for n in graph.get("nodes", []) if isinstance(n, dict)}
+    parts = []
+    for n in nodes.values():
+        x, y, w, h = (float(v) for v in n.get("box", [0, 0, 0, 0]))
+        matched = bool(n.get("matched"))
+        colour = MATCHED_COLOUR if matched else UNMATCHED_COLOUR
+        dash = "" if matched else ' stroke-dasharray="8 5"'
+        state = "matched" if matched else "unmatched"
+        parts.append(
+            f'<rect class="node {state}" x="{dx + x:.1f}" y="{y:.1f}" width="{w:.1f}" '
+            f'height="{h:.1f}" fill="none" stroke="{colour}" stroke-width="3"{dash}>'
+            f"<title>{esc(str(n.get('label', '')))} ({state})</title></rect>"
+        )
+    for e in graph.get("edges", []):
+        a, b = nodes.get(str(e.get("src"))), nodes.get(str(e.get("dst")))
+        if a is None or b is None:
+            continue
+        (ax, ay), (bx, by) = _centre(a, dx), _centre(b, dx)
+        directed = e.get("direction") in ("high", "medium")
+        head = ' marker-end="url(#head)"' if directed else ""
+        parts.append(
+            f'<line class="edge" x1="{ax:.1f}" y1="{ay:.1f}" x2="{bx:.1f}" y2="{by:.1f}" '
+            f'stroke="{EDGE_COLOUR}" stroke-width="3"{head}><title>'
+            f"{esc(str(a.get('label', '')))} → {esc(str(b.get('label', '')))} "
+            f"({esc(str(e.get('direction')))})</title></line>"
+        )
+    return "".join(parts)
+
+
+def _centre(n: dict[str, Any], dx: float) -> tuple[float, float]:
+    x, y, w, h = (float(v) for v in n.get("box", [0, 0, 0, 0]))
+    return (dx + x + w / 2, y + h / 2)
+
+
+def _graphs_html(rounds: Sequence[_RoundData], folder: CaseDir, width: int, height: int) -> str:
+    """Both graphs as the judge read them, drawn over the pair."""
+    readings = _readings(rounds)
+    if readings is None:
+        return ""
+    left = width // 2
+    if folder.pair_json.is_file():
+        with contextlib.suppress(ValueError):
+            left = PairGeometry.model_validate_json(
+                folder.pair_json.read_text()
+            ).candidate.panel_left
+    marker = (
+        '<defs><marker id="head" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="6" '
+        f'markerHeight="6" orient="auto"><path d="M0,0 L10,5 L0,10 z" fill="{EDGE_COLOUR}"/>'
+        "</marker></defs>"
+    )
+    body = _graph_svg(readings.get("reference"), 0) + _graph_svg(readings.get("render"), left)
+    return (
+        "<h2>Graphs as read</h2>"
+        f'<div class="pair graphs"><svg viewBox="0 0 {width} {height}" '
+        'xmlns="http://www.w3.org/2000/svg" role="img" aria-label="graphs as read">'
+        f'{marker}<image href="pair.png" x="0" y="0" width="{width}" height="{height}" '
+        f'opacity="0.35"/>{body}</svg></div>'
+        '<p class="note">Solid green: nodes matched between the readings; dashed orange: '
+        "unmatched; arrows: edges read with an arrowhead (lines without one have none).</p>"
+    )
 
 
 def _event_html(ev: TrajectoryEvent, images: dict[str, str]) -> str:
@@ -353,7 +496,7 @@ def case_html(case: CaseResult, run: Path, page_dir: Path) -> str:
         + "".join(f"<tr><th>{esc(k)}</th><td>{esc(v)}</td></tr>" for k, v in kv)
         + "</table>"
     ]
-    pair = _pair_html(case, folder, page_dir, warnings)
+    pair = _pair_html(case, folder, page_dir, warnings, rounds)
     reasons = _gate_reasons_summary(rounds)
     if reasons:
         body.append("<h2>Gate failures</h2>" + reasons)
@@ -362,6 +505,12 @@ def case_html(case: CaseResult, run: Path, page_dir: Path) -> str:
     if not case.valid:
         body.append("<h2>Stage 0 checks</h2>" + _stage0_html(stage0))
     body.append("<h2>Reference and render</h2>" + pair)
+    if (page_dir / "pair.png").is_file():
+        try:
+            with Image.open(page_dir / "pair.png") as im:
+                body.append(_graphs_html(rounds, folder, *im.size))
+        except OSError:
+            pass  # _pair_html already warned
     body.append("<h2>Findings (merged over passing rounds)</h2>")
     body.append(_findings_table(case, round_ids))
     body.append("<h2>Rounds</h2>")

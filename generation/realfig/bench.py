@@ -1,0 +1,103 @@
+"""Materialise the real-figure benchmark in the DESIGN.md layout.
+
+::
+
+    <out>/tasks/<fig>/reference.png            copied from the shared folder at build time
+    <out>/tasks/<fig>/task.json
+    <out>/candidates/<variant>/<fig>.pptx      one deck per variant and figure
+    <out>/labels.jsonl                         CaseLabel per case (expected gate, subtypes)
+    <out>/bench.json                           figures, variants, folds
+
+Defect variants alternate the two constructions over the figures. Folds: figures are split in
+two by their position in the spec list (odd/even), so a figure never sits in both.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from collections.abc import Sequence
+from pathlib import Path
+
+from generation.realfig.deck import CONSTRUCTIONS, build_deck
+from generation.realfig.model import Fig, shared_figures_dir
+from generation.realfig.specs_a import SPECS_A
+from generation.realfig.specs_b import SPECS_B
+from generation.realfig.variants import VARIANTS
+from judge.errors import BenchmarkError
+from judge.rundir import atomic_write_bytes, atomic_write_text, write_model
+from judge.schema import CaseLabel, Task
+
+SPECS: tuple[Fig, ...] = SPECS_A + SPECS_B
+DOMAIN = "real-figure"
+
+
+def fold_of(fig_id: str) -> int:
+    """0 or 1: the fold a figure belongs to (alternating over the spec list)."""
+    ids = [f.id for f in SPECS]
+    return ids.index(fig_id) % 2
+
+
+def write_realfig_benchmark(
+    out: Path,
+    figures_dir: Path | None = None,
+    figures: Sequence[str] | None = None,
+    variants: Sequence[str] | None = None,
+    force: bool = False,
+) -> list[CaseLabel]:
+    """Write the benchmark for ``figures`` (default: every spec) and ``variants`` (default:
+    every variant). Reference images are read from ``figures_dir`` (default: the shared folder,
+    ``$PPTJUDGE_SHARED/real-figures``)."""
+    out = Path(out)
+    src = Path(figures_dir) if figures_dir is not None else shared_figures_dir()
+    specs = [f for f in SPECS if figures is None or f.id in figures]
+    names = list(variants or VARIANTS)
+    unknown = [v for v in names if v not in VARIANTS]
+    if unknown:
+        raise BenchmarkError(f"unknown variant(s) {unknown} (known: {sorted(VARIANTS)})")
+    if out.is_dir() and any(out.iterdir()):
+        if not force:
+            raise BenchmarkError(f"{out}: directory is not empty (use force to replace it)")
+        for sub in ("tasks", "candidates"):
+            shutil.rmtree(out / sub, ignore_errors=True)
+    labels: list[CaseLabel] = []
+    for i, fig in enumerate(specs):
+        ref = src / fig.id / "reference.png"
+        if not ref.is_file():
+            raise BenchmarkError(f"{ref}: reference image missing (set PPTJUDGE_SHARED)")
+        problems = fig.check()
+        if problems:
+            raise BenchmarkError(f"spec {fig.id}: " + "; ".join(problems))
+        folder = out / "tasks" / fig.id
+        atomic_write_bytes(folder / "reference.png", ref.read_bytes())
+        write_model(folder / "task.json", Task(id=fig.id, domain=DOMAIN, assets=[]))
+        for name in names:
+            v = VARIANTS[name]
+            how = CONSTRUCTIONS[i % 2]
+            built = v.make(fig, how)
+            nowrap = frozenset(k for k, w in built.wrap.items() if not w)
+            deck = build_deck(built.fig, built.construction, nowrap)
+            atomic_write_bytes(out / "candidates" / name / f"{fig.id}.pptx", deck)
+            labels.append(
+                CaseLabel(
+                    case_id=f"{name}/{fig.id}",
+                    task_id=fig.id,
+                    config_id=name,
+                    variant=name,
+                    style=built.construction,
+                    gate=v.gate,
+                    subtypes=list(v.subtypes),
+                    defects=built.defects,
+                )
+            )
+    labels.sort(key=lambda lb: lb.case_id)
+    atomic_write_text(out / "labels.jsonl", "".join(lb.model_dump_json() + "\n" for lb in labels))
+    manifest = {
+        "generator": "pptjudge generation.realfig",
+        "figures": [f.id for f in specs],
+        "variants": names,
+        "folds": {f.id: fold_of(f.id) for f in specs},
+        "source": str(src),
+    }
+    atomic_write_text(out / "bench.json", json.dumps(manifest, indent=2) + "\n")
+    return labels

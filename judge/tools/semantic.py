@@ -1,0 +1,391 @@
+"""Stage 1 evidence: discrepancies read raster against raster, confirmed by the object tree.
+
+The reference and the candidate's render are read by the same raster reader, so a reading slip
+both images share (a title read as a node, an edge the reader cannot follow) cancels out. Each
+difference between the two readings is then checked against the candidate's object tree, which
+knows what text the deck holds and what its connectors join:
+
+* a missing or renamed node is confirmed only when the candidate holds its label nowhere (no
+  shape, text box or group member carries the text, and the render's OCR does not show it);
+* an invented node is confirmed only when the tree has a node with that text and the reference
+  shows the text nowhere;
+* a reversed or rewired edge is confirmed when the tree agrees (or cannot tell, e.g. an open
+  polyline whose drawing order it does not record) and the render reading is confident.
+
+Every discrepancy keeps its evidence, a 0-1 confidence and the boxes of what it concerns in
+both images (panel frames); unconfirmed ones are reported too, never dropped.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from judge.tools.base import ToolContext, memo
+from judge.tools.evidence import Corpus, compact
+from judge.tools.graphread import (
+    Discrepancy,
+    GNode,
+    Graph,
+    Match,
+    discrepancy_dict,
+    label_distance,
+    normalise_label,
+)
+from judge.tools.graphread import compare_graphs as compare
+from judge.tools.ocr import box_to_frame, ocr_full
+from judge.tools.thresholds import (
+    EXTRA_TREE_MATCH_DISTANCE,
+    OCR_CONFIDENT,
+    UNCONFIRMED_CONFIDENCE_FACTOR,
+)
+
+NODE_KINDS = ("missing_node", "extra_node", "changed_label")
+EDGE_KINDS = ("missing_edge", "rewired_edge", "reversed_edge", "extra_edge")
+
+
+@dataclass
+class Judged:
+    """A discrepancy with the evidence for and against it."""
+
+    d: Discrepancy
+    confirmed: bool
+    confidence: float
+    checks: list[str] = field(default_factory=list)
+    """What was checked, in words (e.g. ``the deck holds "Agent" in a text box``)."""
+    ref_box: tuple[float, float, float, float] | None = None
+    """Reference image frame."""
+    cand_box: tuple[float, float, float, float] | None = None
+    """Render image frame."""
+
+
+@dataclass
+class Readings:
+    """The three readings of one case and the text corpora the checks search."""
+
+    ref: Graph
+    ren: Graph
+    tree: Graph | None
+    m_ren: Match
+    m_tree: Match | None
+    ref_text: Corpus
+    ren_text: Corpus
+    tree_text: Corpus | None
+    tree_kinds: list[tuple[str, str]]
+
+
+def _tree_texts(ctx: ToolContext) -> list[str]:
+    if ctx.object_tree is None:
+        return []
+    return [o.text for o in ctx.object_tree.objects if o.text.strip()]
+
+
+def readings(ctx: ToolContext) -> Readings:
+    from judge.tools.graphs import raster_graph, tree_graph
+
+    ref = raster_graph(ctx, "reference")
+    ren = raster_graph(ctx, "candidate")
+    tree = tree_graph(ctx)
+    m_ren, _ = compare(ref, ren)
+    tree_ok = tree is not None and len(tree.nodes) >= 2
+    m_tree, tree_kinds = None, []
+    if tree_ok and tree is not None:
+        m_tree, d_tree = compare(ref, tree)
+        tree_kinds = [(d.kind, d.key) for d in d_tree]
+    return Readings(
+        ref=ref,
+        ren=ren,
+        tree=tree if tree_ok else None,
+        m_ren=m_ren,
+        m_tree=m_tree,
+        ref_text=Corpus.of(ln.text for ln in ocr_full(ctx, "reference")),
+        ren_text=Corpus.of(ln.text for ln in ocr_full(ctx, "candidate")),
+        tree_text=Corpus.of(_tree_texts(ctx)) if tree_ok else None,
+        tree_kinds=tree_kinds,
+    )
+
+
+# ------------------------------------------------------------------------------------------
+# Node checks
+
+
+def _absent_from_candidate(r: Readings, label: str, checks: list[str]) -> bool:
+    """True when the candidate shows ``label`` nowhere (tree text and render OCR); a text that
+    reads like another reference node's label belongs to that node."""
+    absent = True
+    labels = [n.label for n in r.ref.nodes if n.label]
+    twins = sum(1 for x in labels if compact(x) == compact(label))
+    if twins >= 2 and r.tree_text is not None:
+        held = sum(1 for t in r.tree_text.texts if compact(label) in t)
+        if held < twins:
+            checks.append(f'the reference has {twins} nodes "{label}", the deck {held} texts')
+            return True
+    if r.tree_text is not None:
+        dist = r.tree_text.distance(label, r.tree_text.owned_by_others(label, labels))
+        if dist <= 0.2:
+            checks.append(f'the deck holds the text "{label}" (distance {dist:.2f})')
+            absent = False
+        else:
+            checks.append(f'no text of the deck reads like "{label}"')
+    if r.ren_text.has(label, r.ren_text.owned_by_others(label, labels)):
+        checks.append(f'the render\'s OCR shows "{label}"')
+        absent = False
+    return absent
+
+
+def _tree_node_like(r: Readings, label: str) -> bool:
+    if r.tree is None:
+        return False
+    return any(
+        n.label and label_distance(n.label, label) <= EXTRA_TREE_MATCH_DISTANCE
+        for n in r.tree.nodes
+    )
+
+
+def _judge_missing(r: Readings, d: Discrepancy, n: GNode) -> Judged:
+    checks: list[str] = []
+    absent = _absent_from_candidate(r, n.label, checks)
+    ok = absent and n.confidence >= OCR_CONFIDENT
+    conf = n.confidence if absent else n.confidence * UNCONFIRMED_CONFIDENCE_FACTOR
+    return Judged(d, ok, conf, checks, ref_box=n.box)
+
+
+def _judge_extra(r: Readings, d: Discrepancy, c: GNode) -> Judged:
+    checks: list[str] = []
+    in_ref = r.ref_text.has(c.label)
+    if in_ref:
+        checks.append(f'the reference shows the text "{c.label}"')
+    in_tree = _tree_node_like(r, c.label)
+    checks.append(
+        f'the deck has a shape reading "{c.label}"' if in_tree else "no shape of the deck reads so"
+    )
+    ok = not in_ref and (in_tree if r.tree is not None else c.confidence >= OCR_CONFIDENT)
+    conf = c.confidence if ok else c.confidence * UNCONFIRMED_CONFIDENCE_FACTOR
+    return Judged(d, ok, conf, checks, cand_box=c.box)
+
+
+def _judge_changed(r: Readings, d: Discrepancy, n: GNode, c: GNode) -> Judged:
+    checks: list[str] = []
+    absent = _absent_from_candidate(r, n.label, checks)
+    new_in_ref = r.ref_text.has(c.label)
+    if new_in_ref:
+        checks.append(f'the reference shows "{c.label}" too')
+    ok = absent and not new_in_ref and min(n.confidence, c.confidence) >= OCR_CONFIDENT
+    conf = min(n.confidence, c.confidence)
+    return Judged(d, ok, conf if ok else conf * UNCONFIRMED_CONFIDENCE_FACTOR, checks, n.box, c.box)
+
+
+# ------------------------------------------------------------------------------------------
+# Edge checks
+
+
+def _key_close(a: str, b: str) -> bool:
+    if a.split(":", 1)[0] != b.split(":", 1)[0]:
+        return False
+    pa, pb = a.split(":", 1)[1].split(">"), b.split(":", 1)[1].split(">")
+    if len(pa) != len(pb):
+        return False
+    return all(label_distance(x, y) <= 0.25 for x, y in zip(pa, pb, strict=True))
+
+
+def _tree_pair_undirected(r: Readings, d: Discrepancy) -> bool:
+    if r.tree is None or r.m_tree is None:
+        return False
+    body = d.key.split(":", 1)[1]
+    src_l, _, dst_l = body.partition(">")
+    ids: dict[str, str] = {}
+    for n in r.ref.nodes:
+        ids.setdefault(normalise_label(n.label), n.id)
+    s, t = ids.get(src_l), ids.get(dst_l)
+    if s is None or t is None or s not in r.m_tree.pairs or t not in r.m_tree.pairs:
+        return False
+    cs, ct = r.m_tree.pairs[s], r.m_tree.pairs[t]
+    return any({e.src, e.dst} == {cs, ct} and not e.directed for e in r.tree.edges)
+
+
+def _judge_edge(r: Readings, d: Discrepancy) -> Judged:
+    checks: list[str] = []
+    if r.tree is None:
+        return Judged(d, d.confident, 0.8 if d.confident else 0.4, ["no object tree to check"])
+    kinds = (
+        {"missing_edge", "rewired_edge"} if d.kind in ("missing_edge", "rewired_edge") else {d.kind}
+    )
+    agrees = any(k in kinds and (key == d.key or _key_close(key, d.key)) for k, key in r.tree_kinds)
+    if agrees:
+        checks.append("the object tree shows the same difference")
+    elif d.kind == "reversed_edge" and _tree_pair_undirected(r, d):
+        agrees = True
+        checks.append("the object tree cannot tell this line's direction; the render decides")
+    else:
+        checks.append("the object tree does not show this difference")
+    if d.kind in ("missing_edge", "extra_edge"):
+        # alone, never proof: readers miss lines (curves, buses, lines through edge labels)
+        checks.append("a missing or extra line alone is not confirmed")
+        return Judged(d, False, 0.5 if agrees and d.confident else 0.2, checks)
+    ok = agrees and d.confident
+    return Judged(d, ok, (0.9 if ok else 0.3) if d.confident else 0.2, checks)
+
+
+# ------------------------------------------------------------------------------------------
+
+
+def absence_pass(r: Readings, found: list[Discrepancy]) -> list[Judged]:
+    """Node discrepancies the readings' matching did not raise, found by text presence: a
+    confident reference node whose label the candidate holds nowhere, and a tree node whose
+    label the reference shows nowhere while the render shows it."""
+    seen = {d.key for d in found if d.kind in NODE_KINDS}
+    out: list[Judged] = []
+    for n in r.ref.nodes:
+        key = f"node:{normalise_label(n.label)}"
+        lkey = f"label:{normalise_label(n.label)}"
+        if not n.label or n.confidence < OCR_CONFIDENT or key in seen or lkey in seen:
+            continue
+        checks: list[str] = []
+        if _absent_from_candidate(r, n.label, checks):
+            d = Discrepancy(
+                "missing_node",
+                f'node "{n.label}"',
+                f'the candidate holds the text "{n.label}" nowhere',
+                key,
+                True,
+            )
+            out.append(Judged(d, True, n.confidence, checks, ref_box=n.box))
+    if r.tree is None:
+        return out
+    labels = [n.label for n in r.ref.nodes if n.label]
+    for t in r.tree.nodes:
+        key = f"node:{normalise_label(t.label)}"
+        if not t.label or key in seen or r.ref_text.has(t.label):
+            continue
+        if not r.ren_text.has(t.label):
+            continue  # the render does not show it: a reading or layout question, not proof
+        if any(label_distance(t.label, x) <= EXTRA_TREE_MATCH_DISTANCE for x in labels):
+            continue
+        c = next((m for m in r.ren.nodes if label_distance(m.label, t.label) <= 0.3), None)
+        d = Discrepancy(
+            "extra_node",
+            f'node "{t.label}"',
+            f'the deck has a shape reading "{t.label}" that the reference shows nowhere',
+            key,
+            True,
+        )
+        checks = ["the render's OCR shows it", "no reference text reads like it"]
+        out.append(Judged(d, True, 0.9, checks, cand_box=c.box if c else None))
+    return out
+
+
+def _union(a: tuple[float, ...], b: tuple[float, ...]) -> tuple[float, float, float, float]:
+    x0, y0 = min(a[0], b[0]), min(a[1], b[1])
+    x1, y1 = max(a[0] + a[2], b[0] + b[2]), max(a[1] + a[3], b[1] + b[3])
+    return (x0, y0, x1 - x0, y1 - y0)
+
+
+def _edge_boxes(r: Readings, d: Discrepancy) -> tuple[Any, Any]:
+    """Boxes around an edge's two nodes: in the reference, and (matched) in the render."""
+    body = d.key.split(":", 1)[1]
+    src_l, _, dst_l = body.partition(">")
+    ids: dict[str, GNode] = {}
+    for n in r.ref.nodes:
+        ids.setdefault(normalise_label(n.label), n)
+    a, b = ids.get(src_l), ids.get(dst_l)
+    if a is None or b is None:
+        return None, None
+    ref_box = _union(a.box, b.box)
+    ca, cb = r.m_ren.pairs.get(a.id), r.m_ren.pairs.get(b.id)
+    if ca is None or cb is None:
+        return ref_box, None
+    return ref_box, _union(r.ren.node(ca).box, r.ren.node(cb).box)
+
+
+def judge_discrepancies(r: Readings, found: list[Discrepancy]) -> list[Judged]:
+    """Evidence for each discrepancy of the render reading against the reference reading."""
+    inv = {v: k for k, v in r.m_ren.pairs.items()}
+    out: list[Judged] = []
+    for d in found:
+        if d.kind == "missing_node":
+            n = _ref_node(r, d)
+            out.append(_judge_missing(r, d, n) if n else Judged(d, False, 0.1))
+        elif d.kind == "extra_node":
+            c = _ren_node(r, d, inv)
+            out.append(_judge_extra(r, d, c) if c else Judged(d, False, 0.1))
+        elif d.kind == "changed_label":
+            n = _ref_node(r, d)
+            c = r.ren.node(r.m_ren.pairs[n.id]) if n and n.id in r.m_ren.pairs else None
+            out.append(_judge_changed(r, d, n, c) if n and c else Judged(d, False, 0.1))
+        else:
+            j = _judge_edge(r, d)
+            j.ref_box, j.cand_box = _edge_boxes(r, d)
+            out.append(j)
+    return out
+
+
+def _ref_node(r: Readings, d: Discrepancy) -> GNode | None:
+    key = d.key.split(":", 1)[1]
+    for n in r.ref.nodes:
+        if normalise_label(n.label) == key:
+            return n
+    return None
+
+
+def _ren_node(r: Readings, d: Discrepancy, inv: dict[str, str]) -> GNode | None:
+    key = d.key.split(":", 1)[1]
+    for n in r.ren.nodes:
+        if n.id not in inv and normalise_label(n.label) == key:
+            return n
+    return None
+
+
+def judged_dict(ctx: ToolContext, j: Judged) -> dict[str, Any]:
+    out = dict(discrepancy_dict(j.d), confirmed=j.confirmed, confidence=round(j.confidence, 3))
+    out["checks"] = j.checks
+    if j.ref_box is not None:
+        out["reference_bbox"] = box_to_frame(ctx, "reference", j.ref_box, "panel")
+    if j.cand_box is not None:
+        out["candidate_bbox"] = box_to_frame(ctx, "candidate", j.cand_box, "panel")
+    return out
+
+
+def _reading_dict(ctx: ToolContext, which: str, g: Graph, matched: set[str]) -> dict[str, Any]:
+    """A graph as read, for audit: nodes (panel-frame boxes, matched or not) and directed
+    edges (``direction`` high/medium: an arrowhead was seen; low/undirected: not)."""
+    return {
+        "nodes": [
+            {
+                "id": n.id,
+                "label": n.label,
+                "box": box_to_frame(ctx, which, n.box, "panel"),
+                "matched": n.id in matched,
+            }
+            for n in g.nodes
+        ],
+        "edges": [{"src": e.src, "dst": e.dst, "direction": e.direction} for e in g.edges],
+    }
+
+
+def semantic_comparison(ctx: ToolContext) -> dict[str, Any]:
+    """Discrepancies of the candidate against the reference with evidence, confidence, boxes
+    and whether each is confirmed; the graphs' sizes; the tree's own differences for audit."""
+
+    def compute() -> dict[str, Any]:
+        r = readings(ctx)
+        _, found = compare(r.ref, r.ren)
+        judged = judge_discrepancies(r, found)
+        judged += absence_pass(r, found)
+        tree_only: list[dict[str, Any]] = []
+        if r.tree is not None:
+            tree_only = [discrepancy_dict(d) for d in compare(r.ref, r.tree)[1]]
+        return {
+            "readings": {
+                "reference": _reading_dict(ctx, "reference", r.ref, set(r.m_ren.pairs)),
+                "render": _reading_dict(ctx, "candidate", r.ren, set(r.m_ren.pairs.values())),
+            },
+            "reference": {"nodes": len(r.ref.nodes), "edges": len(r.ref.edges)},
+            "render": {"nodes": len(r.ren.nodes), "edges": len(r.ren.edges)},
+            "tree": None
+            if r.tree is None
+            else {"nodes": len(r.tree.nodes), "edges": len(r.tree.edges)},
+            "discrepancies": [judged_dict(ctx, j) for j in judged],
+            "tree_only": tree_only,
+        }
+
+    return memo(ctx, "semantic_comparison", compute)

@@ -1,0 +1,83 @@
+"""The real-figure benchmark: specs, deck constructions, variants and the written layout."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from generation.realfig.bench import SPECS, fold_of, write_realfig_benchmark
+from generation.realfig.deck import build_deck
+from generation.realfig.model import shared_figures_dir
+from generation.realfig.variants import VARIANTS
+from judge.artifact.ooxml import read_object_tree
+
+FIGURES = shared_figures_dir()
+needs_figures = pytest.mark.skipif(
+    not (FIGURES / "dev01" / "reference.png").is_file(),
+    reason=f"{FIGURES} is absent (set PPTJUDGE_SHARED to the shared folder)",
+)
+
+
+def test_every_spec_is_consistent_and_sized_like_its_figure() -> None:
+    assert len(SPECS) == 16
+    for fig in SPECS:
+        assert fig.check() == [], fig.id
+        assert len([n for n in fig.nodes if n.label]) >= 3, fig.id
+
+
+def test_folds_split_the_figures_in_two_halves() -> None:
+    folds = [fold_of(f.id) for f in SPECS]
+    assert folds.count(0) == folds.count(1) == 8
+
+
+def test_every_variant_builds_for_every_figure_and_the_tree_reads_it(tmp_path: Path) -> None:
+    for fig in (SPECS[2], SPECS[9], SPECS[15]):  # nested boxes, merges, open sources
+        for name, v in VARIANTS.items():
+            built = v.make(fig, "shapes" if len(name) % 2 else "overlay")
+            nowrap = frozenset(k for k, w in built.wrap.items() if not w)
+            deck = tmp_path / f"{fig.id}-{name}.pptx"
+            deck.write_bytes(build_deck(built.fig, built.construction, nowrap))
+            tree = read_object_tree(deck)
+            texts = " ".join(o.text for o in tree.objects)
+            labels = [n.label for n in built.fig.nodes if n.label]
+            assert all(lab.split()[0] in texts for lab in labels), (fig.id, name)
+            if v.gate == "semantic":
+                assert built.defects, (fig.id, name)
+
+
+def test_defects_change_what_they_say() -> None:
+    fig = SPECS[0]  # dev01: a fan-out and a merge
+    rev = VARIANTS["reversed_edge"].make(fig, "shapes")
+    before = {(e.src, e.dst) for e in fig.edges}
+    after = {(e.src, e.dst) for e in rev.fig.edges}
+    assert len(before - after) == 1 and len(after - before) == 1
+    (s, d), (s2, d2) = next(iter(before - after)), next(iter(after - before))
+    assert (s, d) == (d2, s2)
+    miss = VARIANTS["missing_node"].make(fig, "shapes")
+    assert len(miss.fig.nodes) == len(fig.nodes) - 1
+    extra = VARIANTS["extra_node"].make(fig, "shapes")
+    new = extra.fig.nodes[-1]
+    assert new.label not in {n.label for n in fig.nodes}
+    assert all(
+        new.box[0] >= n.box[0] + n.box[2] or n.box[0] >= new.box[0] + new.box[2]
+        or new.box[1] >= n.box[1] + n.box[3] or n.box[1] >= new.box[1] + new.box[3]
+        for n in fig.nodes
+    )  # fmt: skip
+
+
+@needs_figures
+def test_benchmark_layout_copies_references_and_labels_gates(tmp_path: Path) -> None:
+    labels = write_realfig_benchmark(tmp_path / "b", figures=["dev01", "dev08"])
+    assert len(labels) == 2 * len(VARIANTS)
+    for fig in ("dev01", "dev08"):
+        ref = tmp_path / "b" / "tasks" / fig / "reference.png"
+        assert ref.read_bytes() == (FIGURES / fig / "reference.png").read_bytes()
+        for name in VARIANTS:
+            assert (tmp_path / "b" / "candidates" / name / f"{fig}.pptx").is_file()
+    gates = {lb.variant: lb.gate for lb in labels}
+    assert gates["faithful_shapes"] == gates["layout_shift"] == "pass"
+    assert gates["wrong_endpoint"] == gates["changed_label"] == "semantic"
+    manifest = json.loads((tmp_path / "b" / "bench.json").read_text())
+    assert manifest["folds"] == {"dev01": 0, "dev08": 1}

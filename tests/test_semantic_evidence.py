@@ -1,0 +1,84 @@
+"""Stage 1 evidence: label presence, the verdict contract's new fields, raster reading of
+outlined boxes joined in a loop (small image, glyph blobs)."""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+from PIL import Image, ImageDraw, ImageFont
+
+from judge.schema import GateReason, GateVerdict
+from judge.tools.arrows import detect_lines
+from judge.tools.evidence import Corpus
+from judge.tools.graphread import node_blobs, read_raster_graph
+from judge.tools.nodes import detect_blobs
+from judge.tools.ocr import ocr_image
+
+FONT = "/usr/share/fonts/truetype/liberation/LiberationSans-Regular.ttf"
+
+
+def test_old_gate_reasons_load_with_defaults_and_new_ones_keep_evidence_fields() -> None:
+    old = GateVerdict.model_validate_json(
+        '{"passed": false, "reasons": [{"target": "edge A -> B", "evidence": "reversed"}]}'
+    )
+    assert old.reasons[0].confirmed is True and old.reasons[0].confidence == 1.0
+    new = GateReason(
+        target="node X",
+        evidence="missing",
+        confirmed=False,
+        confidence=0.3,
+        reference_bbox={"x": 1, "y": 2, "w": 3, "h": 4},  # type: ignore[arg-type]
+    )
+    again = GateReason.model_validate_json(new.model_dump_json())
+    assert again.confirmed is False and again.reference_bbox is not None
+    assert again.reference_bbox.w == 3 and again.candidate_bbox is None
+
+
+def test_label_presence_survives_ocr_splits_orders_and_slips() -> None:
+    deck = Corpus.of(["TorchServe RAG", "Endpoint", "Feature Enhancements issue", "Triaged Wait"])
+    assert deck.has("TorchServe RAG Endpoint")  # split over two texts
+    assert deck.has("Enhancements Feature issue")  # OCR ordered rotated lines differently
+    assert deck.has("TorchServe RAC Endpoint")  # one slip
+    assert not deck.has("Scheduler")
+    # a label inside another node's label is not present when that text is the other node's
+    owned = deck.owned_by_others("Triaged", ["Triaged", "Triaged Wait"])
+    assert deck.has("Triaged") and not deck.has("Triaged", owned)
+    # short labels must be whole texts
+    assert not Corpus.of(["Nothing"]).has("No") and Corpus.of(["No"]).has("No")
+
+
+def _loop_figure() -> np.ndarray:
+    """dev01's layout: six outlined boxes, a fan-out and a merge closing a loop of lines."""
+    img = Image.new("RGB", (761, 201), "white")
+    d = ImageDraw.Draw(img)
+    font = ImageFont.truetype(FONT, 13)
+    boxes = {
+        "input": (0, 80), "pre-processing": (160, 80), "en-2-de": (320, 0),
+        "en-2-fr": (320, 159), "aggregate": (480, 80), "output": (639, 80),
+    }  # fmt: skip
+    for label, (x, y) in boxes.items():
+        d.rectangle((x, y, x + 121, y + 41), outline="black", width=1)
+        w = d.textlength(label, font=font)
+        d.text((x + 61 - w / 2, y + 13), label, fill="black", font=font)
+    for pts in (
+        [(121, 100), (158, 100)], [(220, 80), (220, 20), (318, 20)],
+        [(220, 121), (220, 180), (318, 180)], [(441, 20), (540, 20), (540, 78)],
+        [(441, 180), (540, 180), (540, 123)], [(601, 100), (637, 100)],
+    ):  # fmt: skip
+        d.line(pts, fill="black", width=1)
+    return cv2.cvtColor(np.asarray(img), cv2.COLOR_RGB2BGR)
+
+
+def test_outlined_boxes_in_a_loop_are_six_nodes_not_one_box_of_glyphs() -> None:
+    img = _loop_figure()
+    blobs = detect_blobs(img)
+    ocr = ocr_image(img)
+    leaves = node_blobs(blobs, ocr, img)[0]
+    g = read_raster_graph(
+        "reference", (761, 201), blobs, detect_lines(img, blobs, leaves), ocr, img
+    )
+    labels = sorted(n.label for n in g.nodes if n.label)
+    assert labels == sorted(
+        ["input", "pre-processing", "en-2-de", "en-2-fr", "aggregate", "output"]
+    ), g.notes
+    assert all(n.box[3] >= 30 for n in g.nodes)  # boxes, not glyph clusters
