@@ -239,3 +239,38 @@ def test_resume_serves_a_killed_episode_from_the_model_cache(tmp_path: Path) -> 
     assert rec2.status == "submitted" and rec2.cached_calls == 2
     assert rec2.tokens == rec.tokens and rec2.cost_usd == rec.cost_usd
     assert json.loads((bench / rec2.trajectory).read_text().splitlines()[0])["stage"] == "generate"
+
+
+def test_cli_sandbox_limits_reach_the_programs_and_bad_flags_are_refused(tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from cli.app import app
+
+    bench = make_tasks(tmp_path)
+    script = [
+        run_python("import time\ntime.sleep(30)\n"),
+        run_python("x = bytearray(800 * 1024**2)\n"),
+        run_python(DECK_CODE),
+        tool("submit"),
+    ]
+    base = ["generate", str(bench), "--config", "cli", "--model", "m", "--api-key", "k"]
+    with serve(by_turn(script)) as fake:
+        bad = CliRunner().invoke(app, [*base, "--base-url", fake.base_url, "--effort", "max"])
+        res = CliRunner().invoke(
+            app,
+            [
+                *base,
+                "--base-url",
+                fake.base_url,
+                "--sandbox-wall",
+                "2",
+                "--sandbox-memory-mb",
+                "600",
+            ],
+        )
+    assert bad.exit_code == 2 and "--effort 'max'" in bad.output
+    assert res.exit_code == 0, res.output
+    (rec,) = [read_record(p) for p in (bench / "generation" / "cli").glob("*.json")]
+    assert rec is not None and rec.status == "submitted"
+    assert rec.violations[0].startswith("wall-clock limit (2 s)")
+    assert rec.violations[1].startswith("memory limit (600 MB")
