@@ -26,8 +26,9 @@ from tests.gen_helpers import DECK_CODE, make_tasks, per_task, run_python, tool
 pytestmark = pytest.mark.skipif(available() is not None, reason=f"no sandbox: {available()}")
 
 FAST = SandboxLimits(
-    wall_s=4.0, cpu_s=2, memory_bytes=700 * 1024**2, file_bytes=8 * 1024**2, processes=24
+    wall_s=8.0, cpu_s=2, memory_bytes=700 * 1024**2, file_bytes=8 * 1024**2, processes=24
 )
+"""Fast limits; the wall clock leaves room for a loaded machine (the fork bomb waits for it)."""
 PRICES = GenerationPrices(input=2.0, output=8.0, cached_input=0.5)
 
 
@@ -263,7 +264,7 @@ def test_cli_sandbox_limits_reach_the_programs_and_bad_flags_are_refused(tmp_pat
                 "--base-url",
                 fake.base_url,
                 "--sandbox-wall",
-                "2",
+                "5",
                 "--sandbox-memory-mb",
                 "600",
             ],
@@ -272,5 +273,5 @@ def test_cli_sandbox_limits_reach_the_programs_and_bad_flags_are_refused(tmp_pat
     assert res.exit_code == 0, res.output
     (rec,) = [read_record(p) for p in (bench / "generation" / "cli").glob("*.json")]
     assert rec is not None and rec.status == "submitted"
-    assert rec.violations[0].startswith("wall-clock limit (2 s)")
+    assert rec.violations[0].startswith("wall-clock limit (5 s)")
     assert rec.violations[1].startswith("memory limit (600 MB")
