@@ -10,4 +10,11 @@ Synthetic benchmark modules:
 * ``variants``  -- faithful and defect variants with their labels (expected gate, taxonomy
   subtypes, failing Stage 0 check);
 * ``benchmark`` -- ``write_benchmark``: the DESIGN.md layout plus ``labels.jsonl``/``labels.csv``.
+
+The agent runner (``judge generate``):
+
+* ``agent``     -- the generation agent: a LangGraph tool loop over ``run_python`` (sandboxed),
+  ``render``, ``view_reference`` and ``submit``, per task, resumable, one record per task;
+* ``records``   -- the ``BENCH/generation/`` layout, the cost formula, reading records back;
+* ``prompts/task.md`` -- the task contract the agent is given.
 """

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import shutil
+import socket
 from pathlib import Path
 from typing import Any
 
@@ -73,3 +74,13 @@ def per_task(bench: Path, scripts: dict[str, list[Reply]]) -> Responder:
         return script[n] if n < len(script) else Reply(status=400, content="script exhausted")
 
     return respond
+
+
+def connected(server: socket.socket) -> bool:
+    """True when a connection reached ``server`` (the kernel queues it even before accept)."""
+    server.setblocking(False)
+    try:
+        server.accept()[0].close()
+    except BlockingIOError:
+        return False
+    return True

@@ -144,6 +144,8 @@ def test_generate_then_run_fills_gen_cost_and_behaviour(tmp_path: Path) -> None:
     assert brow["cost_usd"] == pytest.approx(cost_good + cost_failed)
     text = runner.invoke(app, ["behaviour", str(out)])
     assert "reviews vs score" in text.output and "cfgA" in text.output
+    given = runner.invoke(app, ["behaviour", str(out), "--bench", str(bench)])
+    assert given.exit_code == 0 and given.output == text.output
 
     rep = runner.invoke(
         app, ["report", str(out), "--out", str(tmp_path / "rep"), "--resamples", "50"]

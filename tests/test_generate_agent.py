@@ -6,10 +6,8 @@ the real LibreOffice pool.
 
 from __future__ import annotations
 
-import contextlib
 import json
 import socket
-import threading
 from pathlib import Path
 
 import pytest
@@ -21,13 +19,14 @@ from judge.render.pool import RenderPool
 from judge.sandbox import SandboxLimits, available
 from judge.schema import GenerationPrices, GenerationTokens
 from tests.fake_openai import Reply, by_turn, serve
-from tests.gen_helpers import DECK_CODE, make_tasks, per_task, run_python, tool
+from tests.gen_helpers import DECK_CODE, connected, make_tasks, per_task, run_python, tool
 
 pytestmark = pytest.mark.skipif(available() is not None, reason=f"no sandbox: {available()}")
 
 FAST = SandboxLimits(
-    wall_s=4.0, cpu_s=2, memory_bytes=700 * 1024**2, file_bytes=8 * 1024**2, processes=24
+    wall_s=8.0, cpu_s=1, memory_bytes=700 * 1024**2, file_bytes=8 * 1024**2, processes=24
 )
+"""Fast limits; the wall clock leaves room for a loaded machine (the fork bomb waits for it)."""
 PRICES = GenerationPrices(input=2.0, output=8.0, cached_input=0.5)
 
 
@@ -97,32 +96,17 @@ def test_scripted_agent_writes_a_candidate_its_record_and_trajectory(
     assert not paths.work.exists()
 
 
-def _listener() -> tuple[socket.socket, list[object], threading.Thread]:
-    server = socket.create_server(("127.0.0.1", 0))
-    server.settimeout(20)
-    accepted: list[object] = []
-
-    def accept() -> None:
-        with contextlib.suppress(OSError):
-            accepted.append(server.accept())
-
-    t = threading.Thread(target=accept, daemon=True)
-    t.start()
-    return server, accepted, t
-
-
 def test_hostile_programs_are_stopped_recorded_and_the_run_goes_on(tmp_path: Path) -> None:
     bench = make_tasks(tmp_path, n_tasks=2)
     first, other = sorted(p.name for p in (bench / "tasks").iterdir())
-    server, accepted, thread = _listener()
+    server = socket.create_server(("127.0.0.1", 0))
     port = server.getsockname()[1]
     outside = tmp_path / "escaped.txt"
     other_ref = bench / "tasks" / other / "reference.png"
     hostile = {
         "endless loop": "while True:\n    pass\n",
         "memory hog": "b = []\nwhile True:\n    b.append(bytearray(64 * 1024**2))\n",
-        "fork bomb": "import os, time\nwhile True:\n    try:\n        os.fork()\n"
-        "    except OSError:\n        time.sleep(0.01)\n",
+        "fork bomb": "import os\nwhile True:\n    os.fork()\n",
         "connection": f"import socket\nsocket.create_connection(('127.0.0.1', {port}), 2)\n",
         "write outside": f"open({str(outside)!r}, 'w').write('x')\n",
         "read outside": f"print(open({str(other_ref)!r}, 'rb').read()[:8])\n",
@@ -133,8 +117,8 @@ def test_hostile_programs_are_stopped_recorded_and_the_run_goes_on(tmp_path: Pat
     done = [run_python(DECK_CODE), tool("submit")]
     with serve(per_task(bench, {first: script, other: done})) as fake:
         summary = run_generation(bench, settings(fake.base_url))
+    reached = connected(server)
     server.close()
-    thread.join(timeout=5)
     rec, rec_other = summary.records
     assert rec.task_id == first
     assert rec.status == "submitted"
@@ -142,7 +126,7 @@ def test_hostile_programs_are_stopped_recorded_and_the_run_goes_on(tmp_path: Pat
     joined = " | ".join(rec.violations)
     for limit in ("memory limit", "process limit", "file-size limit"):
         assert limit in joined
-    assert accepted == [] and not outside.exists()
+    assert not reached and not outside.exists()
     results = [
         e.result
         for e in read_trajectory(bench / rec.trajectory)
@@ -239,3 +223,38 @@ def test_resume_serves_a_killed_episode_from_the_model_cache(tmp_path: Path) -> 
     assert rec2.status == "submitted" and rec2.cached_calls == 2
     assert rec2.tokens == rec.tokens and rec2.cost_usd == rec.cost_usd
     assert json.loads((bench / rec2.trajectory).read_text().splitlines()[0])["stage"] == "generate"
+
+
+def test_cli_sandbox_limits_reach_the_programs_and_bad_flags_are_refused(tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from cli.app import app
+
+    bench = make_tasks(tmp_path)
+    script = [
+        run_python("import time\ntime.sleep(30)\n"),
+        run_python("x = bytearray(800 * 1024**2)\n"),
+        run_python(DECK_CODE),
+        tool("submit"),
+    ]
+    base = ["generate", str(bench), "--config", "cli", "--model", "m", "--api-key", "k"]
+    with serve(by_turn(script)) as fake:
+        bad = CliRunner().invoke(app, [*base, "--base-url", fake.base_url, "--effort", "max"])
+        res = CliRunner().invoke(
+            app,
+            [
+                *base,
+                "--base-url",
+                fake.base_url,
+                "--sandbox-wall",
+                "5",
+                "--sandbox-memory-mb",
+                "600",
+            ],
+        )
+    assert bad.exit_code == 2 and "--effort 'max'" in bad.output
+    assert res.exit_code == 0, res.output
+    (rec,) = [read_record(p) for p in (bench / "generation" / "cli").glob("*.json")]
+    assert rec is not None and rec.status == "submitted"
+    assert rec.violations[0].startswith("wall-clock limit (5 s)")
+    assert rec.violations[1].startswith("memory limit (600 MB")

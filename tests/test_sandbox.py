@@ -2,21 +2,21 @@
 
 from __future__ import annotations
 
-import contextlib
 import os
 import socket
 import subprocess
-import threading
 from pathlib import Path
 
 import pytest
 
 from judge.sandbox import UID_BASE, UID_SLOTS, Sandbox, SandboxLimits, available, prepare_folder
+from tests.gen_helpers import connected
 
 pytestmark = pytest.mark.skipif(available() is not None, reason=f"no sandbox: {available()}")
 
 FAST = SandboxLimits(
-    wall_s=3.0,
+    wall_s=20.0,  # generous: a loaded 2-core machine starts Python slowly; tests that need the
+    # wall clock to fire set their own
     cpu_s=2,
     memory_bytes=700 * 1024**2,
     file_bytes=8 * 1024**2,
@@ -57,14 +57,17 @@ def test_program_runs_unprivileged_in_its_folder_with_the_project_libraries(box:
 def test_endless_loop_is_killed_at_the_cpu_limit(box: Sandbox) -> None:
     from dataclasses import replace
 
-    box.limits = replace(FAST, cpu_s=1, wall_s=30.0)  # the CPU limit comes first on a busy box
+    box.limits = replace(FAST, cpu_s=1, wall_s=60.0)  # the CPU limit comes first on a busy box
     out = box.run("while True:\n    pass\n")
     assert out.exit_code != 0
     assert out.violation is not None and "CPU limit" in out.violation
-    assert out.seconds < 30.0
+    assert out.seconds < 60.0
 
 
 def test_sleeping_forever_is_killed_at_the_wall_clock_limit(box: Sandbox) -> None:
+    from dataclasses import replace
+
+    box.limits = replace(FAST, wall_s=3.0)
     out = box.run("import time\nwhile True:\n    time.sleep(1)\n")
     assert out.exit_code is None
     assert out.violation is not None and "wall-clock limit" in out.violation
@@ -78,6 +81,9 @@ def test_memory_hog_is_stopped_at_the_memory_limit(box: Sandbox) -> None:
 
 
 def test_fork_bomb_stops_at_the_process_limit_and_leaves_nothing_running(box: Sandbox) -> None:
+    from dataclasses import replace
+
+    box.limits = replace(FAST, wall_s=6.0)
     code = (
         "import os, time\n"
         "while True:\n"
@@ -93,24 +99,13 @@ def test_fork_bomb_stops_at_the_process_limit_and_leaves_nothing_running(box: Sa
 
 
 def test_connection_to_a_host_server_on_loopback_fails(box: Sandbox) -> None:
-    server = socket.create_server(("127.0.0.1", 0))
-    port = server.getsockname()[1]
-    accepted: list[object] = []
-    server.settimeout(5)
-
-    def accept() -> None:
-        with contextlib.suppress(OSError):
-            accepted.append(server.accept())
-
-    t = threading.Thread(target=accept)
-    t.start()
-    code = f"import socket\nsocket.create_connection(('127.0.0.1', {port}), timeout=2)\n"
-    out = box.run(code)
-    server.close()
-    t.join()
+    with socket.create_server(("127.0.0.1", 0)) as server:
+        port = server.getsockname()[1]
+        code = f"import socket\nsocket.create_connection(('127.0.0.1', {port}), timeout=2)\n"
+        out = box.run(code)
+        assert not connected(server)
     assert out.exit_code != 0
     assert "ConnectionRefusedError" in out.stderr or "unreachable" in out.stderr
-    assert accepted == []
 
 
 def test_write_outside_the_folder_fails_and_the_host_is_unchanged(
