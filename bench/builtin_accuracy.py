@@ -83,6 +83,7 @@ def rejudge(bench: Path, run: Path, cases: list[str]) -> dict[str, dict[str, Any
     from judge.rundir import CaseDir
     from judge.schema import Candidate, PairGeometry
     from judge.tools import TOOLS
+    from judge.tools.thresholds import OCR_MIN_CONFIDENCE
     from taxonomy.loader import load_taxonomy
 
     tax = load_taxonomy()
@@ -90,7 +91,7 @@ def rejudge(bench: Path, run: Path, cases: list[str]) -> dict[str, dict[str, Any
     cache_dir.mkdir(parents=True, exist_ok=True)
     plain_ocr = ocr_mod.ocr_image
 
-    def cached_ocr(img: Any, min_confidence: float = ocr_mod.OCR_MIN_CONFIDENCE) -> Any:
+    def cached_ocr(img: Any, min_confidence: float = OCR_MIN_CONFIDENCE) -> Any:
         key = hashlib.sha256(img.tobytes() + str(img.shape).encode()).hexdigest()[:32]
         f = cache_dir / f"{key}-{min_confidence}.pkl"
         if f.is_file():

@@ -38,7 +38,7 @@ def test_tools_json_lists_every_tool_with_its_argument_schema_and_stages() -> No
 
 def test_tools_json_gives_each_stage_its_submit_schema() -> None:
     cat = json.loads(runner.invoke(app, ["tools", "--json"]).output)
-    assert set(cat["submit"]) == {"semantic", "render", "detail"}
+    assert set(cat["submit"]) == {"semantic", "render", "detail", "rubric"}
     for stage in ("semantic", "render"):
         args = cat["submit"][stage]["arguments"]
         assert set(args["properties"]) == set(GateVerdict.model_fields)

@@ -15,7 +15,10 @@ open a turn each and group the calls that follow them (that is how recordings lo
     {"stage": "semantic", "kind": "tool_call", "tool_name": "crop",
      "arguments": {"image": "candidate", "frame": "panel", "x": 300, "y": 200, "w": 200, "h": 150}}
     {"stage": "semantic", "kind": "submit", "arguments": {"passed": true, "reasons": [
-     {"target": "edge Encode -> Decode", "evidence": "arrowhead at the Decode end"}]}}
+     {"target": "edge Encode -> Decode", "evidence": "arrowhead at the Decode end",
+      "confirmed": true, "confidence": 0.9,
+      "reference_bbox": {"x": 300, "y": 200, "w": 200, "h": 150},
+      "candidate_bbox": {"x": 310, "y": 205, "w": 190, "h": 150}}]}}
     {"stage": "render", "kind": "submit", "arguments": {"passed": true}}
     {"stage": "detail", "kind": "submit", "arguments": {"findings": [], "fractions": []}}
 

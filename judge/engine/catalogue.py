@@ -15,8 +15,12 @@ from judge.schema import StageName
 from judge.tools.base import Tool
 
 STAGES: tuple[StageName, ...] = get_args(StageName)
-"""The judged stages in order; :func:`judge.engine.agent.bind` binds every measurement tool in
-each of them (besides the stage's own submit tool)."""
+"""Every judged stage in order, each with its own submit tool (``rubric``: ReFigBench's one
+structured pass)."""
+
+TOOL_STAGES: tuple[StageName, ...] = ("semantic", "render", "detail")
+"""The PPTBench stages, where :func:`judge.engine.agent.bind` binds every measurement tool;
+a model judge's ReFigBench ``rubric`` pass gets no tools (the object audit is in its prompt)."""
 
 FIRST_ROUND = 0
 """Rounds are numbered from 0: ``round-0.json`` ... ``round-<R-1>.json``, ``--round 0``."""
@@ -35,7 +39,7 @@ def tool_catalogue(tools: dict[str, Tool], opt_in: dict[str, str] | None = None)
                 "name": name,
                 "description": schema["description"],
                 "arguments": schema["parameters"],
-                "stages": list(STAGES),
+                "stages": list(TOOL_STAGES),
                 "needs": (opt_in or {}).get(name),
             }
         )
