@@ -40,6 +40,8 @@ EXPECTED = {
     "invisible_rectangles": {"editable_components"},
 }
 """The checks that may name why each copy is invalid (one of them must fail)."""
+RENDER_SCREEN_ONLY = ("mirrored_tiles", "cropped_canvas")
+"""Copies the package-level screen cannot see (each tile or the crop is stored mirrored)."""
 
 
 @pytest.fixture(scope="module")
@@ -81,18 +83,9 @@ def test_every_copy_is_invalid_with_a_check_naming_why(
     assert not report.valid, [(c.name, c.detail) for c in report.checks]
     assert failed & EXPECTED[name], [(c.name, c.detail) for c in report.checks if not c.passed]
     assert _check(report, "opens").passed  # it was read and checked, not refused unread
-
-
-@pytest.mark.slow
-def test_copies_drawn_through_a_flip_are_seen_by_the_render_screen(
-    work: Path, ref_bytes: bytes, reference: Path, render_pool: RenderPool
-) -> None:
-    for gen in (hd.mirrored_tiles_copy, hd.cropped_canvas_copy):
-        deck = gen(work / f"r-{gen.__name__}.pptx", ref_bytes)
-        report = validate(deck, reference=reference, render_pictures=_pictures(render_pool))
+    if name in RENDER_SCREEN_ONLY:  # stored mirrored, drawn flipped back: only the render sees it
         check = _check(report, "no_rendered_copy")
-        assert not check.passed and not check.skipped, check.detail
-        assert "picture-only render" in check.detail
+        assert not check.passed and "picture-only render" in check.detail, check.detail
 
 
 @pytest.mark.slow
@@ -203,12 +196,12 @@ def test_too_many_pictures_fail_closed_fast(work: Path, reference: Path) -> None
 
 
 def test_offender_lists_are_capped_in_json(work: Path) -> None:
-    deck = hd.off_slide_shapes(work / "offslide.pptx", 1500)
+    deck = hd.off_slide_shapes(work / "offslide.pptx", 600)
     result = runner.invoke(app, ["validate", str(deck), "--no-render", "--json"])
     assert result.exit_code == 1
     report = json.loads(result.output)
     bounds = next(c for c in report["checks"] if c["name"] == "object_bounds")
-    assert len(bounds["parts"]) == 51 and bounds["parts"][-1] == "... and 1450 more"
+    assert len(bounds["parts"]) == 51 and bounds["parts"][-1] == "... and 550 more"
     assert len(result.output) < 100_000
 
 
