@@ -613,21 +613,17 @@ class ReferenceScreen:
                 result.findings.append(tiled)
         return result
 
-    def screen_image(
-        self, grey: np.ndarray, owner: str, *, all_orientations: bool = True
-    ) -> CopyFinding | None:
-        """Is the grey image a copy of the reference: whole (under any flip, rotation or colour
-        inversion when ``all_orientations``, else as drawn or inverted), a crop of it, or
-        containing it? The first confirmed finding, or None."""
-        variants = orientations(grey)
-        if not all_orientations:
-            variants = [v for v in variants if v[0] in ("", "inverted")]
-        for how, g in variants:
+    def screen_image(self, grey: np.ndarray, owner: str) -> CopyFinding | None:
+        """Is the grey image a copy of the reference: the whole reference under any flip,
+        rotation or colour inversion (cheap: one same-size correlation each), a crop of it, or
+        containing it (as stored: the multi-scale searches cost the most, and a transformed
+        crop is caught by the picture-only render)? The first confirmed finding, or None."""
+        for how, g in orientations(grey):
             if self._whole_match(g) >= MATCH_NCC:
                 checked = self._verify(g, Box(x=0, y=0, w=1, h=1))
                 if checked.confirmed:
                     return CopyFinding(owner, "whole", checked.score, None, how)
-        for how, g in ((n, v) for n, v in variants if n in ("", "inverted")):
+        for how, g in (("", grey),):
             if _corner_count(g) >= MIN_CORNERS:
                 score, box = self._best_match(g, min_area=MIN_CROP_AREA_FRACTION)
                 if score >= MATCH_NCC and box is not None:

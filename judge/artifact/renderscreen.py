@@ -189,9 +189,7 @@ def screen_render(png: bytes, screen: ReferenceScreen) -> RenderScreen:
     if k < 1:
         size = (max(round(crop.shape[1] * k), 2), max(round(crop.shape[0] * k), 2))
         crop = cv2.resize(crop, size, interpolation=cv2.INTER_AREA)
-    finding = screen.screen_image(
-        np.ascontiguousarray(crop), "the picture-only render", all_orientations=False
-    )
+    finding = screen.screen_image(np.ascontiguousarray(crop), "the picture-only render")
     return RenderScreen(finding, float(mask.mean()), w, h)
 
 
