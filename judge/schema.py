@@ -1062,3 +1062,33 @@ class CaseLabel(Model):
     subtypes: list[str] = Field(default_factory=list)
     """Taxonomy subtypes Stage 3 should report (only when ``gate`` is ``pass``)."""
     defects: list[InjectedDefect] = Field(default_factory=list)
+
+
+# --------------------------------------------------------------------------------------------
+# Human labels (the labelling page of scoring/labelling/)
+
+HumanGate = Literal["pass", "fail"]
+HumanGateStage = Literal["artifact", "semantic", "render"]
+
+
+class HumanLabel(Model):
+    """One annotator's label of one case, as the labelling page sends it and the labels store
+    keeps it (``RUN/labelling/labels.sqlite``; exported to the ``judge agree`` CSV)."""
+
+    version: int = SCHEMA_VERSION
+    gate: HumanGate | None = None
+    """The annotator's call on the whole gate sequence; None while the form is only started."""
+    gate_stage: HumanGateStage | None = None
+    """When ``gate`` is ``fail``: the stage the annotator thinks fails (optional)."""
+    gate_reason: str = Field(default="", max_length=2000)
+    """When ``gate`` is ``fail``: which node or edge, in words (``edge "A" -> "B" reversed``)."""
+    subtypes: dict[str, float | None] = Field(default_factory=dict)
+    """Stage 3 subtypes the annotator sees -> affected fraction of their category (0-1), or
+    None when the annotator gave no fraction."""
+
+    @model_validator(mode="after")
+    def _fractions_in_range(self) -> HumanLabel:
+        for name, frac in self.subtypes.items():
+            if frac is not None and not 0.0 <= frac <= 1.0:
+                raise ValueError(f"subtypes.{name}: affected fraction {frac} is not in 0-1")
+        return self
