@@ -17,6 +17,8 @@ from typing import Any
 
 import pytest
 
+from scoring.agreement import cohen_kappa
+
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = [
     "--no-sandbox",
@@ -321,5 +323,8 @@ def test_two_annotators_label_with_the_keyboard_through_reload_and_crash(
     cases = sorted(by_case_a)
     ties = sum(1 for c in cases if by_case_a[c] != by_case_b[c])
     assert rep["human_ties"] == ties
-    # PAIRWISE
+    kappa = cohen_kappa([by_case_a[c] for c in cases], [by_case_b[c] for c in cases])
+    pair = rep["pairwise_kappas"][0]
+    assert (pair["a"], pair["b"], pair["cases"]) == ("alice", "bob", 5)
+    assert pair["kappa"] == pytest.approx(kappa)
     assert re.match(r"^[0-9a-f]{64}$", (run / "labelling" / "secret").read_text().strip())

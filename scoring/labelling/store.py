@@ -27,20 +27,18 @@ from pathlib import Path
 from judge.errors import LabelsError
 from judge.rundir import atomic_write_text
 from judge.schema import HumanLabel
+from scoring.agreement import (
+    LABEL_COLUMNS,
+    OPTIONAL_LABEL_COLUMNS,
+    SUBTYPE_SEPARATOR,
+    format_fractions,
+)
 
 STORE_VERSION = "1"
 BUSY_TIMEOUT_MS = 30_000
 """How long a writer waits for another writer's transaction before giving up."""
 
-EXPORT_COLUMNS = (
-    "case_id",
-    "annotator",
-    "gate",
-    "subtypes",
-    "gate_stage",
-    "gate_reason",
-    "fractions",
-)
+EXPORT_COLUMNS = (*LABEL_COLUMNS, *OPTIONAL_LABEL_COLUMNS)
 """Columns of the exported labels CSV: the four ``judge agree`` needs, then the optional ones."""
 
 _SCHEMA = """
@@ -237,11 +235,6 @@ class ExportSummary:
     """Stored labels without a gate (a form only started): not exported."""
 
 
-def format_fractions(subtypes: dict[str, float | None]) -> str:
-    """``name=0.25;other=0.5`` for the subtypes that have a fraction (sorted by name)."""
-    return ";".join(f"{k}={v:g}" for k, v in sorted(subtypes.items()) if v is not None)
-
-
 def labels_csv(labels: list[StoredLabel]) -> tuple[str, int]:
     """(CSV text in the ``judge agree`` format with the optional columns, unfinished count)."""
     buf = io.StringIO()
@@ -258,7 +251,7 @@ def labels_csv(labels: list[StoredLabel]) -> tuple[str, int]:
                 s.case_id,
                 s.annotator,
                 lab.gate,
-                ";".join(sorted(lab.subtypes)),
+                SUBTYPE_SEPARATOR.join(sorted(lab.subtypes)),
                 lab.gate_stage or "",
                 lab.gate_reason,
                 format_fractions(lab.subtypes),
