@@ -195,7 +195,7 @@ def _judge_strings(run: Path) -> set[str]:
 def test_two_annotators_label_with_the_keyboard_through_reload_and_crash(
     fixture_run: Path, tmp_path: Path
 ) -> None:
-    from playwright.sync_api import sync_playwright
+    from playwright.sync_api import expect, sync_playwright
 
     from scoring.labelling.study import open_study
 
@@ -231,6 +231,10 @@ def test_two_annotators_label_with_the_keyboard_through_reload_and_crash(
             pa.wait_for_selector("body[data-ready='1']")
             assert _progress(pa) == "2/5 done"
             assert pa.inner_text("#position") == "case 3 of 5"
+            pa.keyboard.press("+")  # zoom the full-resolution views, then back to fit
+            expect(pa.locator("#zoom-level")).to_have_text("×1.5")
+            pa.keyboard.press("0")
+            expect(pa.locator("#zoom-level")).to_have_text("fit")
             _label(pb, BOB[1], 2, 5)
             _label(pb, BOB[2], 3, 5, BOB_REASON)
 

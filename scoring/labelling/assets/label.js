@@ -238,27 +238,33 @@ async function prev() {
 
 // -- zoom -----------------------------------------------------------------------------------
 
+// state.zoom: null = fit to the view, a number = that many times the fitted width (both images
+// then show the same part of the figure, whatever their resolutions), "full" = 1 image pixel
+// per screen pixel.
 function applyZoom() {
   for (const [view, img] of [["ref-view", "ref"], ["render-view", "render"]]) {
     const el = $(img);
+    const box = $(view);
     if (state.zoom === null) {
       el.style.width = "100%";
-    } else if (el.naturalWidth) {
-      el.style.width = `${Math.round(el.naturalWidth * state.zoom)}px`;
+    } else if (state.zoom === "full") {
+      if (el.naturalWidth) el.style.width = `${el.naturalWidth}px`;
+    } else {
+      el.style.width = `${Math.round(box.clientWidth * state.zoom)}px`;
     }
-    $(view).classList.toggle("zoomed", state.zoom !== null);
+    box.classList.toggle("zoomed", state.zoom !== null);
   }
-  $("zoom-level").textContent = state.zoom === null ? "fit" : `${Math.round(state.zoom * 100)}%`;
-}
-
-function currentScale() {
-  const el = $("render");
-  return el.naturalWidth ? el.clientWidth / el.naturalWidth : 1;
+  const z = state.zoom;
+  $("zoom-level").textContent = z === null ? "fit" : z === "full" ? "1:1" : `×${z.toFixed(1)}`;
 }
 
 function zoomBy(factor) {
-  const base = state.zoom === null ? currentScale() : state.zoom;
-  state.zoom = Math.min(8, Math.max(0.05, base * factor));
+  let base = state.zoom === null ? 1 : state.zoom;
+  if (base === "full") {
+    base = $("render").clientWidth / Math.max($("render-view").clientWidth, 1);
+  }
+  const z = Math.min(12, Math.max(1, base * factor));
+  state.zoom = z === 1 ? null : z;
   applyZoom();
 }
 
@@ -314,7 +320,7 @@ function onKey(e) {
       applyZoom();
     },
     1: () => {
-      state.zoom = 1;
+      state.zoom = "full";
       applyZoom();
     },
   };
@@ -352,7 +358,7 @@ async function start() {
     applyZoom();
   });
   $("zoom-full").addEventListener("click", () => {
-    state.zoom = 1;
+    state.zoom = "full";
     applyZoom();
   });
   $("ref").addEventListener("load", applyZoom);
