@@ -87,7 +87,7 @@ def serve_cmd(
 
     Example: judge label runs/main --annotator alice --sample 200 --stratify config --port 8765
     """
-    from scoring.labelling.server import LabelPage, load_run_taxonomy, make_server, url_of
+    from scoring.labelling.server import LabelPage, load_run_taxonomy, make_server
     from scoring.labelling.study import open_study
 
     def go() -> Any:
@@ -106,12 +106,19 @@ def serve_cmd(
     left = (
         f"; {study.left_out} case(s) without a rendered pair not offered" if study.left_out else ""
     )
-    typer.echo(f"labelling {len(study.order)} case(s) as {annotator} ({done} done{left})")
-    typer.echo(f"open {url_of(server)} in a browser; Ctrl-C stops the server", err=False)
+    _serve(server, f"labelling {len(study.order)} case(s) as {annotator} ({done} done{left})")
+
+
+def _serve(server: Any, intro: str) -> None:
+    """Print where the page is and serve until Ctrl-C."""
+    from scoring.labelling.server import url_of
+
+    typer.echo(intro)
+    typer.echo(f"open {url_of(server)} in a browser; Ctrl-C stops the server")
     try:
         server.serve_forever()
     except KeyboardInterrupt:
-        typer.echo("stopped; labels are saved")
+        typer.echo("stopped; answers are saved")
     finally:
         server.server_close()
 
@@ -150,4 +157,75 @@ def export_cmd(
     typer.echo(
         f"wrote {summary.path}: {summary.rows} label(s) of {summary.cases} case(s) by "
         f"{len(summary.annotators)} annotator(s) ({', '.join(summary.annotators)}){note}"
+    )
+
+
+PairDirArg = Annotated[
+    Path,
+    typer.Argument(
+        help="A/B pair-set folder with pairs.json (written by a preference export).",
+        show_default=False,
+    ),
+]
+
+
+@label_app.command("pairs")
+def pairs_cmd(
+    folder: PairDirArg,
+    annotator: Annotated[
+        str,
+        typer.Option("--annotator", help="Your name in the preferences CSV.", show_default=False),
+    ],
+    port: Annotated[
+        int,
+        typer.Option("--port", help="Port on 127.0.0.1 (0 = any free port).", min=0, max=65535),
+    ] = DEFAULT_PORT,
+) -> None:
+    """Serve the blinded A/B preference page for one annotator (left/right/tie per pair).
+
+    Candidates appear as left and right (A's side is shuffled per annotator and pair); answers
+    are saved as given in FOLDER/labelling/labels.sqlite.
+
+    Example: judge label pairs prefs/ --annotator alice --port 8770
+    """
+    from scoring.labelling.pairs import PairPage, open_pair_study
+    from scoring.labelling.server import make_server
+
+    def go() -> Any:
+        study = open_pair_study(folder, annotator)
+        return study, make_server(PairPage(study), port)
+
+    study, server = guarded(go)
+    done = sum(1 for s in study.store.preferences(annotator) if s.label.choice is not None)
+    _serve(server, f"comparing {len(study.order)} pair(s) as {annotator} ({done} done)")
+
+
+@label_app.command("pairs-export")
+def pairs_export_cmd(
+    folder: PairDirArg,
+    out: Annotated[
+        Path,
+        typer.Option(
+            "--out", help="CSV file to write (pair_id,annotator,choice,reason).", show_default=False
+        ),
+    ],
+) -> None:
+    """Export every answered A/B pair: choice a, b or tie in the pair set's terms.
+
+    Example: judge label pairs-export prefs/ --out prefs.csv
+    """
+    from judge.errors import LabelsError
+    from scoring.labelling.store import PreferenceStore, export_preferences
+    from scoring.labelling.study import store_path
+
+    def go() -> Any:
+        path = store_path(folder)
+        if not path.is_file():
+            raise LabelsError(f"{folder}: no answers yet (start with `judge label pairs`)")
+        return export_preferences(PreferenceStore(path), out)
+
+    summary = guarded(go)
+    typer.echo(
+        f"wrote {summary.path}: {summary.rows} answer(s) on {summary.cases} pair(s) by "
+        f"{len(summary.annotators)} annotator(s) ({', '.join(summary.annotators)})"
     )

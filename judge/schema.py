@@ -1092,3 +1092,38 @@ class HumanLabel(Model):
             if frac is not None and not 0.0 <= frac <= 1.0:
                 raise ValueError(f"subtypes.{name}: affected fraction {frac} is not in 0-1")
         return self
+
+
+PreferenceChoice = Literal["a", "b", "tie"]
+
+
+class PreferencePair(Model):
+    """One A/B pair to compare: two renders of the same task (and its reference)."""
+
+    id: str = Field(min_length=1, max_length=200, pattern=r"^[A-Za-z0-9._-]+$")
+    """The pair's id in the pair set; it must not reveal the configurations (the page shows
+    it to nobody, but the exporter should still make it opaque)."""
+    reference: str | None = None
+    """Path of the reference image, relative to the pair-set folder."""
+    a: str
+    """Path of candidate A's image, relative to the pair-set folder."""
+    b: str
+    """Path of candidate B's image, relative to the pair-set folder."""
+
+
+class PreferencePairs(Model):
+    """``pairs.json`` of an A/B pair set (written by a preference exporter, read by
+    ``judge label pairs``). Which configuration is A or B lives only in the exporter's key
+    file, never here."""
+
+    version: int = SCHEMA_VERSION
+    question: str = "Which reconstruction is closer to the reference?"
+    pairs: list[PreferencePair] = Field(min_length=1)
+
+
+class PreferenceLabel(Model):
+    """One annotator's answer on one A/B pair (choice in the pair set's A/B terms)."""
+
+    version: int = SCHEMA_VERSION
+    choice: PreferenceChoice | None = None
+    reason: str = Field(default="", max_length=2000)

@@ -318,3 +318,56 @@ def test_label_export_command_writes_the_csv_judge_agree_reads(
     rep = json.loads(res.output)
     assert rep["labelled_cases"] == 6 and rep["annotator_unanimity"] == 0.0
     assert store_path(run_copy).is_file()
+
+
+# --- A/B pairs ------------------------------------------------------------------------------
+
+
+def _pair_set(folder: Path, n: int = 4) -> None:
+    (folder / "images").mkdir(parents=True)
+    pairs = []
+    for k in range(n):
+        for side, colour in (("a", (200, 0, 0)), ("b", (0, 0, 200))):
+            Image.new("RGB", (30, 20), colour).save(folder / "images" / f"q{k}{side}.png")
+        pairs.append({"id": f"q{k}", "a": f"images/q{k}a.png", "b": f"images/q{k}b.png"})
+    (folder / "pairs.json").write_text(json.dumps({"pairs": pairs}), "utf-8")
+
+
+def test_pair_page_maps_left_right_to_a_b_per_annotator(tmp_path: Path) -> None:
+    from scoring.labelling.pairs import PairPage, open_pair_study
+
+    _pair_set(tmp_path / "prefs")
+    page = PairPage(open_pair_study(tmp_path / "prefs", "alice"))
+    state = json.loads(page.respond("GET", "/api/state", b"").body)
+    assert state["mode"] == "pairs" and state["total"] == 4 and "q0" not in json.dumps(state)
+    sides_of_a = set()
+    for oid in state["order"]:
+        left = page.respond("GET", f"/api/pairs/{oid}/left.png", b"").body
+        with Image.open(io.BytesIO(left)) as im:
+            a_left = im.getpixel((0, 0)) == (200, 0, 0)  # candidate A is drawn red
+        sides_of_a.add(a_left)
+        reply = page.respond("PUT", f"/api/pairs/{oid}/label", b'{"choice": "left"}')
+        assert reply.status == 200
+        pair_id = page.study.pairs[oid].pair_id
+        stored = page.study.store.get_preference("alice", pair_id)
+        assert stored is not None and stored.label.choice == ("a" if a_left else "b")
+        shown = json.loads(page.respond("GET", f"/api/pairs/{oid}", b"").body)
+        assert shown["label"]["choice"] == "left"
+    assert sides_of_a == {True, False}  # A is not always on the same side
+    assert json.loads(page.respond("GET", "/api/state", b"").body)["done"] == 4
+    for bad in (b'{"choice": "a"}', b'{"choice": "left", "config": "x"}', b"nope"):
+        assert page.respond("PUT", f"/api/pairs/{state['order'][0]}/label", bad).status == 400
+
+
+def test_pair_set_images_must_stay_inside_the_folder(tmp_path: Path) -> None:
+    from scoring.labelling.pairs import load_pairs
+
+    _pair_set(tmp_path / "prefs", n=1)
+    (tmp_path / "secret.png").write_bytes(b"x")
+    (tmp_path / "prefs" / "pairs.json").write_text(
+        json.dumps({"pairs": [{"id": "q0", "a": "../secret.png", "b": "images/q0b.png"}]})
+    )
+    with pytest.raises(LabelsError, match="leaves the pair-set folder"):
+        load_pairs(tmp_path / "prefs")
+    with pytest.raises(LabelsError, match="no pair set here"):
+        load_pairs(tmp_path)

@@ -332,3 +332,89 @@ def test_two_annotators_label_with_the_keyboard_through_reload_and_crash(
     assert (pair["a"], pair["b"], pair["cases"]) == ("alice", "bob", 5)
     assert pair["kappa"] == pytest.approx(kappa)
     assert re.match(r"^[0-9a-f]{64}$", (run / "labelling" / "secret").read_text().strip())
+
+
+def make_pair_set(run: Path, folder: Path, task: str) -> dict[str, tuple[str, str]]:
+    """An A/B pair set as a preference exporter writes it: every two rendered configurations of
+    ``task``, images under opaque names, and a key file (pair id -> (config A, config B))."""
+    import itertools
+
+    images = folder / "images"
+    images.mkdir(parents=True)
+    configs = sorted(p.parent.parent.name for p in (run / "cases").glob(f"*/{task}/render.png"))
+    ref = json.loads(next((run / "cases").glob(f"*/{task}/pair.json")).read_text())
+    shutil.copy(ref["reference_image"], images / "ref.png")
+    pairs, key = [], {}
+    for k, (a, b) in enumerate(itertools.combinations(configs, 2)):
+        pid = f"p{k:03d}"
+        shutil.copy(run / "cases" / a / task / "render.png", images / f"{pid}-a.png")
+        shutil.copy(run / "cases" / b / task / "render.png", images / f"{pid}-b.png")
+        pairs.append({"id": pid, "reference": "images/ref.png", "a": f"images/{pid}-a.png",
+                      "b": f"images/{pid}-b.png"})  # fmt: skip
+        key[pid] = (a, b)
+    (folder / "pairs.json").write_text(json.dumps({"pairs": pairs}), "utf-8")
+    (folder / "key.json").write_text(json.dumps(key), "utf-8")
+    return key
+
+
+def test_ab_pairs_are_answered_with_the_keyboard_blinded_and_exported(
+    fixture_run: Path, tmp_path: Path
+) -> None:
+    from playwright.sync_api import expect, sync_playwright
+
+    from scoring.labelling.pairs import a_on_left, open_pair_study
+
+    folder = tmp_path / "prefs"
+    key = make_pair_set(fixture_run, folder, "s7-flow00")
+    assert len(key) == 3
+    port = _free_port()
+    server = LabelServer(folder, "alice", port, [])
+    server.args.insert(4, "pairs")  # judge label pairs DIR --annotator alice --port P
+    server.start()
+    traffic = Traffic()
+    sides = ["left", "right", "tie"]
+    try:
+        with sync_playwright() as pw:
+            browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+            context = browser.new_context(viewport={"width": 1400, "height": 900})
+            context.route("**/*", traffic.handler)
+            page = _open(context, server)
+            for i, side in enumerate(sides, 1):
+                expect(page.locator("#position")).to_have_text(f"pair {i} of 3")
+                page.locator("body").press({"left": "1", "right": "ArrowRight", "tie": "t"}[side])
+                if side == "tie":
+                    page.locator("#reason").press_sequentially("both drop an arrow")
+                    page.locator("#reason").press("Enter")
+                else:
+                    page.keyboard.press("n")
+                if i == 2:  # reload mid-way: continues at the first unanswered pair
+                    expect(page.locator("#position")).to_have_text("pair 3 of 3")
+                    page.reload()
+                    page.wait_for_selector("body[data-ready='1']")
+                    expect(page.locator("#progress-text")).to_have_text("2/3 done")
+            page.wait_for_selector("#done-panel:not([hidden])")
+            expect(page.locator("#progress-text")).to_have_text("3/3 done")
+            html = page.content()
+            browser.close()
+    finally:
+        server.kill()
+    blob = traffic.blob() + html.encode()
+    forbidden = {c for pair in key.values() for c in pair} | set(key) | {"-a.png", "-b.png"}
+    for s in forbidden:
+        assert s.encode() not in blob, s
+
+    out = tmp_path / "prefs.csv"
+    res = subprocess.run(
+        [sys.executable, "-m", "cli.app", "label", "pairs-export", str(folder), "--out", str(out)],
+        cwd=REPO, capture_output=True, text=True, check=False,
+    )  # fmt: skip
+    assert res.returncode == 0, res.stderr
+    got = {r["pair_id"]: r for r in csv.DictReader(out.open(encoding="utf-8"))}
+    study = open_pair_study(folder, "alice")
+    for oid, side in zip(study.order, sides, strict=True):
+        pid = study.pairs[oid].pair_id
+        expected = {"tie": "tie", "left": "a", "right": "b"}[side]
+        if side != "tie" and not a_on_left("alice", pid):
+            expected = "b" if expected == "a" else "a"
+        assert got[pid]["choice"] == expected, (pid, side)
+    assert got[study.pairs[study.order[2]].pair_id]["reason"] == "both drop an arrow"

@@ -28,7 +28,7 @@ from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from pydantic import ValidationError
 
@@ -45,6 +45,8 @@ ASSETS = {
     "label.html": "text/html; charset=utf-8",
     "label.js": "text/javascript; charset=utf-8",
     "label.css": "text/css; charset=utf-8",
+    "pairs.html": "text/html; charset=utf-8",
+    "pairs.js": "text/javascript; charset=utf-8",
 }
 IMAGES = ("pair", "reference", "render")
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
@@ -81,12 +83,38 @@ class Reply:
     headers: dict[str, str] = field(default_factory=dict)
 
 
-def _json(status: int, payload: object) -> Reply:
+class Responder(Protocol):
+    """What the HTTP layer serves: a page's routes (:class:`LabelPage`, ``PairPage``)."""
+
+    def respond(self, method: str, path: str, body: bytes) -> Reply: ...
+
+
+def asset_reply(name: str) -> Reply:
+    """A file of ``assets/`` (the pages, scripts and style sheet), or 404."""
+    if name not in ASSETS:
+        return error_reply(HTTPStatus.NOT_FOUND, "no such asset")
+    data = resources.files("scoring.labelling").joinpath("assets", name).read_bytes()
+    return Reply(200, data, ASSETS[name], {"Cache-Control": "no-cache"})
+
+
+def png_reply(path: Path | None, what: str) -> Reply:
+    """The PNG at ``path`` with its text chunks removed; errors name only ``what``."""
+    if path is None:
+        return error_reply(HTTPStatus.NOT_FOUND, f"no {what}")
+    try:
+        data = strip_png_metadata(path.read_bytes())
+    except (OSError, LabelsError) as exc:
+        reason = exc.strerror if isinstance(exc, OSError) else str(exc)
+        return error_reply(HTTPStatus.INTERNAL_SERVER_ERROR, f"{what}: {reason}")
+    return Reply(200, data, "image/png", {"Cache-Control": "private, max-age=3600"})
+
+
+def json_reply(status: int, payload: object) -> Reply:
     return Reply(status, json.dumps(payload).encode("utf-8"), headers={"Cache-Control": "no-store"})
 
 
-def _error(status: HTTPStatus, message: str) -> Reply:
-    return _json(status.value, {"error": message})
+def error_reply(status: HTTPStatus, message: str) -> Reply:
+    return json_reply(status.value, {"error": message})
 
 
 def strip_png_metadata(data: bytes) -> bytes:
@@ -154,40 +182,34 @@ class LabelPage:
         parts = [p for p in path.split("/") if p]
         try:
             if method == "GET" and not parts:
-                return self._asset("label.html")
+                return asset_reply("label.html")
             if method == "GET" and parts == ["favicon.ico"]:
                 return Reply(HTTPStatus.NO_CONTENT.value, b"", "image/x-icon")
             if method == "GET" and len(parts) == 2 and parts[0] == "assets":
-                return self._asset(parts[1])
+                return asset_reply(parts[1])
             if parts[:1] == ["api"]:
                 return self._api(method, parts[1:], body)
         except LabelsError as exc:
-            return _error(HTTPStatus.INTERNAL_SERVER_ERROR, f"labels store: {exc}")
-        return _error(HTTPStatus.NOT_FOUND, "no such page")
+            return error_reply(HTTPStatus.INTERNAL_SERVER_ERROR, f"labels store: {exc}")
+        return error_reply(HTTPStatus.NOT_FOUND, "no such page")
 
     def _api(self, method: str, parts: list[str], body: bytes) -> Reply:
         if parts == ["state"] and method == "GET":
-            return _json(200, self.state())
+            return json_reply(200, self.state())
         if len(parts) < 2 or parts[0] != "cases":
-            return _error(HTTPStatus.NOT_FOUND, "no such API route")
+            return error_reply(HTTPStatus.NOT_FOUND, "no such API route")
         oid = parts[1]
         if self.study.case_of(oid) is None:
-            return _error(HTTPStatus.NOT_FOUND, f"no case {oid!r} in this study")
+            return error_reply(HTTPStatus.NOT_FOUND, f"no case {oid!r} in this study")
         if len(parts) == 2 and method == "GET":
-            return _json(200, self.case(oid))
+            return json_reply(200, self.case(oid))
         if parts[2:] == ["label"] and method in ("PUT", "POST"):
             return self.save(oid, body)
         if len(parts) == 3 and method == "GET" and parts[2].endswith(".png"):
             return self.image(oid, parts[2].removesuffix(".png"))
-        return _error(HTTPStatus.NOT_FOUND, "no such API route")
+        return error_reply(HTTPStatus.NOT_FOUND, "no such API route")
 
     # -- handlers -----------------------------------------------------------------------------
-
-    def _asset(self, name: str) -> Reply:
-        if name not in ASSETS:
-            return _error(HTTPStatus.NOT_FOUND, "no such asset")
-        data = resources.files("scoring.labelling").joinpath("assets", name).read_bytes()
-        return Reply(200, data, ASSETS[name], {"Cache-Control": "no-cache"})
 
     def _labels(self) -> dict[str, HumanLabel]:
         """This annotator's labels by opaque id (only cases of the study)."""
@@ -231,28 +253,22 @@ class LabelPage:
         try:
             label = HumanLabel.model_validate_json(body)
         except ValidationError as exc:
-            return _error(HTTPStatus.BAD_REQUEST, f"invalid label: {first_problem(exc)}")
+            return error_reply(HTTPStatus.BAD_REQUEST, f"invalid label: {first_problem(exc)}")
         unknown = sorted(set(label.subtypes) - self.subtype_names)
         if unknown:
-            return _error(
+            return error_reply(
                 HTTPStatus.BAD_REQUEST,
                 f"unknown subtype(s) {', '.join(unknown)} (not in the run's taxonomy)",
             )
         stored = self.study.store.save(self.study.annotator, self.study.cases[oid].case_id, label)
-        return _json(200, {"saved_at": stored.updated, **self._progress()})
+        return json_reply(200, {"saved_at": stored.updated, **self._progress()})
 
     def image(self, oid: str, which: str) -> Reply:
         case = self.study.cases[oid]
         paths = {"pair": case.pair, "reference": case.reference, "render": case.render}
-        path = paths.get(which)
-        if path is None:
-            return _error(HTTPStatus.NOT_FOUND, f"no {which} image for case {oid!r}")
-        try:
-            data = strip_png_metadata(path.read_bytes())
-        except (OSError, LabelsError) as exc:
-            reason = exc.strerror if isinstance(exc, OSError) else str(exc)
-            return _error(HTTPStatus.INTERNAL_SERVER_ERROR, f"{which} image of {oid!r}: {reason}")
-        return Reply(200, data, "image/png", {"Cache-Control": "private, max-age=3600"})
+        if which not in paths:
+            return error_reply(HTTPStatus.NOT_FOUND, f"no {which} image")
+        return png_reply(paths[which], f"{which} image of case {oid!r}")
 
 
 # ----------------------------------------------------------------------------------------------
@@ -260,7 +276,7 @@ class LabelPage:
 
 
 def _handler(
-    page: LabelPage, allowed_hosts: Callable[[], set[str]]
+    page: Responder, allowed_hosts: Callable[[], set[str]]
 ) -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
@@ -272,11 +288,13 @@ def _handler(
 
         def _serve(self, method: str) -> None:
             if self.headers.get("Host", "") not in allowed_hosts():
-                reply = _error(HTTPStatus.FORBIDDEN, "wrong Host header")
+                reply = error_reply(HTTPStatus.FORBIDDEN, "wrong Host header")
             else:
                 length = int(self.headers.get("Content-Length") or 0)
                 if length > MAX_BODY:
-                    reply = _error(HTTPStatus.REQUEST_ENTITY_TOO_LARGE, "request body too large")
+                    reply = error_reply(
+                        HTTPStatus.REQUEST_ENTITY_TOO_LARGE, "request body too large"
+                    )
                     self.close_connection = True
                 else:
                     body = self.rfile.read(length) if length > 0 else b""
@@ -309,7 +327,7 @@ class LabelServer(ThreadingHTTPServer):
     daemon_threads = True
 
 
-def make_server(page: LabelPage, port: int) -> LabelServer:
+def make_server(page: Responder, port: int) -> LabelServer:
     """A server for ``page`` bound to 127.0.0.1:``port`` (0 = any free port), not yet serving.
 
     Raises LabelsError when the port is taken.

@@ -3,7 +3,9 @@
 * ``labels`` -- one row per (annotator, case id): the label as last given
   (:class:`judge.schema.HumanLabel` fields), when it was first and last written, and how many
   times it was written;
-* ``label_events`` -- every write, appended (the audit trail of a study);
+* ``preferences`` -- one row per (annotator, pair id) of an A/B pair set
+  (:class:`judge.schema.PreferenceLabel`), with the same timestamps;
+* ``label_events`` -- every write of either kind, appended (the audit trail of a study);
 * ``meta`` -- the store version and the study's drawn sample.
 
 Every write is its own transaction (``BEGIN IMMEDIATE``) committed before the page is told it is
@@ -26,7 +28,7 @@ from pathlib import Path
 
 from judge.errors import LabelsError
 from judge.rundir import atomic_write_text
-from judge.schema import HumanLabel
+from judge.schema import HumanLabel, PreferenceLabel
 from scoring.agreement import (
     LABEL_COLUMNS,
     OPTIONAL_LABEL_COLUMNS,
@@ -35,6 +37,8 @@ from scoring.agreement import (
 )
 
 STORE_VERSION = "1"
+PREFERENCE_COLUMNS = ("pair_id", "annotator", "choice", "reason")
+"""Columns of the exported preferences CSV (choice ``a``, ``b`` or ``tie``)."""
 BUSY_TIMEOUT_MS = 30_000
 """How long a writer waits for another writer's transaction before giving up."""
 
@@ -57,6 +61,16 @@ CREATE TABLE IF NOT EXISTS labels (
     updated TEXT NOT NULL,
     revisions INTEGER NOT NULL DEFAULT 1,
     PRIMARY KEY (annotator, case_id)
+);
+CREATE TABLE IF NOT EXISTS preferences (
+    annotator TEXT NOT NULL,
+    pair_id TEXT NOT NULL,
+    choice TEXT CHECK (choice IS NULL OR choice IN ('a', 'b', 'tie')),
+    reason TEXT NOT NULL DEFAULT '',
+    created TEXT NOT NULL,
+    updated TEXT NOT NULL,
+    revisions INTEGER NOT NULL DEFAULT 1,
+    PRIMARY KEY (annotator, pair_id)
 );
 CREATE TABLE IF NOT EXISTS label_events (
     id INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -213,6 +227,92 @@ class LabelStore:
                 f"{self.path}: the label of {case_id!r} by {annotator!r} is damaged: {exc}"
             ) from None
         return StoredLabel(annotator, case_id, label, created, updated, int(revisions))
+
+
+@dataclass(frozen=True)
+class StoredPreference:
+    annotator: str
+    pair_id: str
+    label: PreferenceLabel
+    created: str
+    updated: str
+    revisions: int
+
+
+def _save_preference(
+    db: sqlite3.Connection, annotator: str, pair_id: str, label: PreferenceLabel
+) -> None:
+    now = _now()
+    db.execute(
+        "INSERT INTO preferences (annotator, pair_id, choice, reason, created, updated)"
+        " VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (annotator, pair_id) DO UPDATE SET"
+        " choice = excluded.choice, reason = excluded.reason, updated = excluded.updated,"
+        " revisions = revisions + 1",
+        (annotator, pair_id, label.choice, label.reason, now, now),
+    )
+    db.execute(
+        "INSERT INTO label_events (annotator, case_id, at, label) VALUES (?, ?, ?, ?)",
+        (annotator, f"pair:{pair_id}", now, label.model_dump_json()),
+    )
+
+
+class PreferenceStore(LabelStore):
+    """The same SQLite file, for A/B preference answers."""
+
+    def save_preference(
+        self, annotator: str, pair_id: str, label: PreferenceLabel
+    ) -> StoredPreference:
+        """Write ``label`` as given; committed when this returns."""
+        with self._tx() as db:
+            _save_preference(db, annotator, pair_id, label)
+        stored = self.get_preference(annotator, pair_id)
+        assert stored is not None
+        return stored
+
+    def get_preference(self, annotator: str, pair_id: str) -> StoredPreference | None:
+        rows = self._select_preferences(
+            " WHERE annotator = ? AND pair_id = ?", (annotator, pair_id)
+        )
+        return rows[0] if rows else None
+
+    def preferences(self, annotator: str | None = None) -> list[StoredPreference]:
+        """Every stored answer (of one annotator), sorted by pair id then annotator."""
+        if annotator is None:
+            return self._select_preferences(" ORDER BY pair_id, annotator", ())
+        return self._select_preferences(" WHERE annotator = ? ORDER BY pair_id", (annotator,))
+
+    def _select_preferences(self, where: str, args: tuple[str, ...]) -> list[StoredPreference]:
+        with self._tx(write=False) as db:
+            rows = db.execute(
+                "SELECT annotator, pair_id, choice, reason, created, updated, revisions"
+                " FROM preferences" + where,
+                args,
+            ).fetchall()
+        return [
+            StoredPreference(a, pid, PreferenceLabel(choice=choice, reason=reason), c, u, int(r))
+            for a, pid, choice, reason, c, u, r in rows
+        ]
+
+
+def export_preferences(store: PreferenceStore, out: Path) -> ExportSummary:
+    """Write every answered pair to ``out`` (CSV ``pair_id,annotator,choice,reason``)."""
+    answers = store.preferences()
+    done = [s for s in answers if s.label.choice is not None]
+    if not done:
+        raise LabelsError(f"{store.path}: no answered pair to export yet")
+    buf = io.StringIO()
+    writer = csv.writer(buf, lineterminator="\n")
+    writer.writerow(PREFERENCE_COLUMNS)
+    for s in done:
+        writer.writerow([s.pair_id, s.annotator, s.label.choice, s.label.reason])
+    atomic_write_text(Path(out), buf.getvalue())
+    return ExportSummary(
+        path=Path(out),
+        rows=len(done),
+        annotators=sorted({s.annotator for s in done}),
+        cases=len({s.pair_id for s in done}),
+        unfinished=len(answers) - len(done),
+    )
 
 
 _SELECT = (
