@@ -290,15 +290,25 @@ def _handler(
             if self.headers.get("Host", "") not in allowed_hosts():
                 reply = error_reply(HTTPStatus.FORBIDDEN, "wrong Host header")
             else:
-                length = int(self.headers.get("Content-Length") or 0)
-                if length > MAX_BODY:
+                raw_length = self.headers.get("Content-Length") or "0"
+                length = int(raw_length) if raw_length.isdigit() else -1
+                if length < 0:
+                    reply = error_reply(HTTPStatus.BAD_REQUEST, "bad Content-Length")
+                    self.close_connection = True
+                elif length > MAX_BODY:
                     reply = error_reply(
                         HTTPStatus.REQUEST_ENTITY_TOO_LARGE, "request body too large"
                     )
                     self.close_connection = True
                 else:
                     body = self.rfile.read(length) if length > 0 else b""
-                    reply = page.respond(method, self.path, body)
+                    try:
+                        reply = page.respond(method, self.path, body)
+                    except Exception as exc:  # a bug must not hang the page: answer 500
+                        reply = error_reply(
+                            HTTPStatus.INTERNAL_SERVER_ERROR,
+                            f"internal error ({type(exc).__name__})",
+                        )
             self.send_response(reply.status)
             self.send_header("Content-Type", reply.content_type)
             self.send_header("Content-Length", str(len(reply.body)))
@@ -325,6 +335,10 @@ def _handler(
 
 class LabelServer(ThreadingHTTPServer):
     daemon_threads = True
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        """Silent (library code never prints): a browser closing a connection mid-response is
+        routine, and an error inside a route is answered with a 500 by the handler."""
 
 
 def make_server(page: Responder, port: int) -> LabelServer:
