@@ -309,7 +309,9 @@ def test_label_export_command_writes_the_csv_judge_agree_reads(
     for name, gate in (("alice", "pass"), ("bob", "fail"), ("carol", "pass")):
         study = open_study(run_copy, name)
         for oid in study.order:
-            study.store.save(name, study.cases[oid].case_id, HumanLabel(gate=gate))
+            study.store.save(
+                name, study.cases[oid].case_id, HumanLabel.model_validate({"gate": gate})
+            )
     res = runner.invoke(app, ["label", "export", str(run_copy), "--out", str(out)])
     assert res.exit_code == 0, res.output
     assert "18 label(s) of 6 case(s) by 3 annotator(s)" in res.output

@@ -100,8 +100,20 @@ class Traffic:
         self.records: list[tuple[str, str, bytes, bytes, str]] = []
 
     def handler(self, route: Any) -> None:
+        from playwright.sync_api import Error
+
         req = route.request
-        resp = route.fetch()
+        for attempt in range(3):
+            try:
+                # a keep-alive connection to a killed server resets: retry on a fresh one, as
+                # the browser itself does when nothing intercepts its requests
+                resp = route.fetch()
+                break
+            except Error:
+                if attempt == 2:
+                    route.abort()
+                    return
+                time.sleep(0.5)
         body = resp.body()
         self.records.append(
             (
