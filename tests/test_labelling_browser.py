@@ -152,6 +152,23 @@ def _label(page: Any, gate: str, position: int, total: int, reason: str = "") ->
         page.wait_for_selector("#done-panel:not([hidden])")
 
 
+CLOSED_TAB_EDIT = " (closed-tab edit)"
+
+
+def _wait_for_reason(run: Path, annotator: str, text: str) -> None:
+    """Wait (up to 10 s) until a gate reason of ``annotator`` in the store holds ``text``."""
+    from scoring.labelling.store import LabelStore
+
+    store = LabelStore(run / "labelling" / "labels.sqlite")
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        reasons = [s.label.gate_reason for s in store.labels(annotator)]
+        if any(text in r for r in reasons):
+            return
+        time.sleep(0.1)
+    raise AssertionError(f"{text!r} never reached the store: {reasons}")
+
+
 def _at(page: Any, position: int, total: int) -> None:
     """Wait until the page shows case ``position`` (locator assertions run outside the page's
     script world, so the page's strict Content-Security-Policy stays on)."""
@@ -274,7 +291,16 @@ def test_two_annotators_label_with_the_keyboard_through_reload_and_crash(
             _at(pa, 5, 5)
             assert pa.locator("#gate-fail").is_checked()
             page_html = {"alice": pa.content(), "bob": pb.content()}
-            pa.screenshot(path=str(tmp_path / "alice.png"))
+            # an edit typed just before the tab is closed is still saved (in a context without
+            # the capture route, which would drop a closing page's requests)
+            plain = browser.new_context(viewport={"width": 1400, "height": 900})
+            pc = _open(plain, alice)
+            pc.wait_for_selector("#done-panel:not([hidden])")
+            pc.keyboard.press("b")
+            _at(pc, 5, 5)
+            pc.locator("#gate-reason").press_sequentially(CLOSED_TAB_EDIT)
+            pc.close(run_before_unload=True)
+            _wait_for_reason(run, "alice", CLOSED_TAB_EDIT)
             browser.close()
     finally:
         alice.kill()
@@ -322,6 +348,7 @@ def test_two_annotators_label_with_the_keyboard_through_reload_and_crash(
     assert a3["subtypes"] == "node_fill" and a3["fractions"] == "node_fill=0.25"
     a2 = got[(order["alice"][1], "alice")]
     assert a2["gate_reason"] == ALICE_REASON
+    assert CLOSED_TAB_EDIT in got[(order["alice"][4], "alice")]["gate_reason"]
     assert set(order["alice"]) == set(order["bob"]) and order["alice"] != order["bob"]
     configs = {cid.split("/")[0] for cid in order["alice"]}
     assert len(configs) == 3  # stratified by configuration: each rendered config drawn

@@ -13,6 +13,7 @@ const state = {
   total: 0,
   done: 0,
   dirty: false,
+  unconfirmed: null,
   timer: null,
   pending: Promise.resolve(),
   zoom: null, // null = fit to the view
@@ -158,10 +159,12 @@ function saveNow() {
   const oid = state.current;
   const body = formLabel();
   state.dirty = false;
+  state.unconfirmed = body; // until the server says saved (a closing tab may abort the request)
   $("saved").textContent = "saving...";
   state.pending = state.pending
     .then(() => api("PUT", `/api/cases/${oid}/label`, body))
     .then((r) => {
+      if (state.unconfirmed === body) state.unconfirmed = null;
       setProgress(r);
       $("saved").textContent = "saved";
     })
@@ -367,12 +370,21 @@ async function start() {
   $("render-view").addEventListener("scroll", () => syncScroll("render-view", "ref-view"));
   document.addEventListener("keydown", onKey);
   // A closed tab or a reload with a change not yet sent: send it anyway.
-  window.addEventListener("pagehide", () => {
-    if (state.dirty && state.current !== null) {
-      const blob = new Blob([JSON.stringify(formLabel())], { type: "application/json" });
-      navigator.sendBeacon(`/api/cases/${state.current}/label`, blob);
-      state.dirty = false;
+  // A closed tab, a reload or a switch away with a change not yet sent: send it anyway. A
+  // text/plain body, as sendBeacon refuses other types; the server reads the JSON either way.
+  const flush = () => {
+    if ((state.dirty || state.unconfirmed) && state.current !== null) {
+      clearTimeout(state.timer);
+      const blob = new Blob([JSON.stringify(formLabel())], { type: "text/plain;charset=UTF-8" });
+      if (navigator.sendBeacon(`/api/cases/${state.current}/label`, blob)) {
+        state.dirty = false;
+        state.unconfirmed = null;
+      }
     }
+  };
+  window.addEventListener("pagehide", flush);
+  document.addEventListener("visibilitychange", () => {
+    if (document.visibilityState === "hidden") flush();
   });
 
   if (s.current !== null) {

@@ -4,7 +4,7 @@
 
 const $ = (id) => document.getElementById(id);
 const SAVE_DELAY_MS = 300;
-const state = { order: [], index: -1, current: null, dirty: false, timer: null, pending: Promise.resolve() };
+const state = { order: [], index: -1, current: null, dirty: false, unconfirmed: null, timer: null, pending: Promise.resolve() };
 
 async function api(method, url, body) {
   const init = { method, headers: {} };
@@ -39,10 +39,12 @@ function saveNow() {
   const oid = state.current;
   const body = answer();
   state.dirty = false;
+  state.unconfirmed = body; // until the server says saved (a closing tab may abort the request)
   $("saved").textContent = "saving...";
   state.pending = state.pending
     .then(() => api("PUT", `/api/pairs/${oid}/label`, body))
     .then((r) => {
+      if (state.unconfirmed === body) state.unconfirmed = null;
       setProgress(r);
       $("saved").textContent = "saved";
     })
@@ -166,12 +168,21 @@ async function start() {
     });
   }
   document.addEventListener("keydown", onKey);
-  window.addEventListener("pagehide", () => {
-    if (state.dirty && state.current !== null) {
-      const blob = new Blob([JSON.stringify(answer())], { type: "application/json" });
-      navigator.sendBeacon(`/api/pairs/${state.current}/label`, blob);
-      state.dirty = false;
+  // A closed tab, a reload or a switch away with a change not yet sent: send it anyway. A
+  // text/plain body, as sendBeacon refuses other types; the server reads the JSON either way.
+  const flush = () => {
+    if ((state.dirty || state.unconfirmed) && state.current !== null) {
+      clearTimeout(state.timer);
+      const blob = new Blob([JSON.stringify(answer())], { type: "text/plain;charset=UTF-8" });
+      if (navigator.sendBeacon(`/api/pairs/${state.current}/label`, blob)) {
+        state.dirty = false;
+        state.unconfirmed = null;
+      }
     }
+  };
+  window.addEventListener("pagehide", flush);
+  document.addEventListener("visibilitychange", () => {
+    if (document.visibilityState === "hidden") flush();
   });
   if (s.current !== null) await show(s.current);
   else $("done-panel").hidden = false;
