@@ -1105,16 +1105,25 @@ class PreferencePair(Model):
     it to nobody, but the exporter should still make it opaque)."""
     reference: str | None = None
     """Path of the reference image, relative to the pair-set folder."""
-    a: str
+    a: str | None = None
     """Path of candidate A's image, relative to the pair-set folder."""
-    b: str
+    b: str | None = None
     """Path of candidate B's image, relative to the pair-set folder."""
+    image: str | None = None
+    """Instead of ``a`` and ``b``: one composite image (reference, A, B side by side, captioned;
+    what ``judge prefs export`` writes), relative to the pair-set folder. Its sides are fixed."""
+
+    @model_validator(mode="after")
+    def _images_given(self) -> PreferencePair:
+        if (self.image is None) == (self.a is None or self.b is None):
+            raise ValueError("a pair needs both a and b, or one composite image (not both)")
+        return self
 
 
 class PreferencePairs(Model):
-    """``pairs.json`` of an A/B pair set (written by a preference exporter, read by
-    ``judge label pairs``). Which configuration is A or B lives only in the exporter's key
-    file, never here."""
+    """``pairs.json`` of an A/B pair set (read by ``judge label pairs``; a ``pairs.csv`` of
+    ``judge prefs export`` is read into this too). Which configuration is A or B lives only in
+    the exporter's key file, never here."""
 
     version: int = SCHEMA_VERSION
     question: str = "Which reconstruction is closer to the reference?"

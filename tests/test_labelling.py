@@ -20,6 +20,7 @@ from judge.schema import HumanLabel
 from scoring.labelling.server import (
     HOST,
     LabelPage,
+    Responder,
     load_run_taxonomy,
     make_server,
     strip_png_metadata,
@@ -194,7 +195,7 @@ def _page(run: Path, annotator: str) -> LabelPage:
     return LabelPage(open_study(run, annotator), load_run_taxonomy(run))
 
 
-def _get(page: LabelPage, path: str) -> tuple[int, bytes]:
+def _get(page: Responder, path: str) -> tuple[int, bytes]:
     reply = page.respond("GET", path, b"")
     return reply.status, reply.body
 
@@ -373,3 +374,45 @@ def test_pair_set_images_must_stay_inside_the_folder(tmp_path: Path) -> None:
         load_pairs(tmp_path / "prefs")
     with pytest.raises(LabelsError, match="no pair set here"):
         load_pairs(tmp_path)
+
+
+@pytest.mark.slow
+def test_pairs_of_judge_prefs_export_are_answered_and_fit_with_its_key(
+    fixture_run: Path, tmp_path: Path
+) -> None:
+    """The sibling protocol's export (pairs.csv, one composite image per pair, key outside)
+    goes through the A/B page, and the exported answers go into `judge prefs fit --key`."""
+    from scoring.labelling.pairs import PairPage, open_pair_study
+
+    folder, key = tmp_path / "pairs", tmp_path / "key.csv"
+    res = runner.invoke(
+        app, ["prefs", "export", str(fixture_run), "--out", str(folder), "--key", str(key)]
+    )
+    assert res.exit_code == 0, res.output
+    page = PairPage(open_pair_study(folder, "alice"))
+    state = json.loads(page.respond("GET", "/api/state", b"").body)
+    assert state["total"] == 6  # 2 tasks x 3 rendered configurations: 3 pairs each
+    for n, oid in enumerate(state["order"]):
+        shown = json.loads(page.respond("GET", f"/api/pairs/{oid}", b"").body)
+        assert shown["sides"] == ["A", "B"] and shown["images"]["left"] is None
+        status, data = _get(page, shown["images"]["composite"])
+        assert status == 200 and data.startswith(b"\x89PNG")
+        side = ("left", "right", "tie")[n % 3]
+        body = json.dumps({"choice": side}).encode()
+        assert page.respond("PUT", f"/api/pairs/{oid}/label", body).status == 200
+        stored = page.study.store.get_preference("alice", page.study.pairs[oid].pair_id)
+        assert stored is not None and stored.label.choice == {"left": "a", "right": "b"}.get(
+            side, "tie"
+        )
+    blob = b"".join(
+        page.respond("GET", p, b"").body
+        for p in ["/api/state", *(f"/api/pairs/{o}" for o in state["order"])]
+    )
+    for cfg in ("agent-careful", "agent-sloppy", "agent-wrong", "s7-flow00", "p0001"):
+        assert cfg.encode() not in blob, cfg
+    out = tmp_path / "prefs.csv"
+    res = runner.invoke(app, ["label", "pairs-export", str(folder), "--out", str(out)])
+    assert res.exit_code == 0, res.output
+    res = runner.invoke(app, ["prefs", "fit", str(out), "--key", str(key), "--format", "json"])
+    assert res.exit_code == 0, res.output
+    assert "agent-careful" in res.output

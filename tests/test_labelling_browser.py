@@ -455,5 +455,5 @@ def test_ab_pairs_are_answered_with_the_keyboard_blinded_and_exported(
         expected = {"tie": "tie", "left": "a", "right": "b"}[side]
         if side != "tie" and not a_on_left("alice", pid):
             expected = "b" if expected == "a" else "a"
-        assert got[pid]["choice"] == expected, (pid, side)
+        assert got[pid]["winner"] == expected, (pid, side)
     assert got[study.pairs[study.order[2]].pair_id]["reason"] == "both drop an arrow"

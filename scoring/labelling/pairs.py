@@ -1,25 +1,31 @@
 """A/B preference pairs on the same page machinery (``judge label pairs DIR --annotator NAME``).
 
-A pair set is a folder written by a preference exporter (e.g. ``judge prefs export``)::
+A pair set is a folder written by a preference exporter::
 
     DIR/pairs.json        PreferencePairs: the question and, per pair, an id and the image paths
                           (relative to DIR) of the reference, candidate A and candidate B
+      or DIR/pairs.csv    what ``judge prefs export`` writes: ``pair_id,task_id,image``, one
+                          composite image per pair (reference | A | B, captioned)
     DIR/images/...        the images
-    DIR/<key file>        which configuration is A and B, per pair: never read here
+    key file              which configuration is A and B, per pair: never read here
 
 Answers go to ``DIR/labelling/labels.sqlite`` (table ``preferences``), exported with
-``judge label pairs-export DIR --out prefs.csv`` as ``pair_id,annotator,choice,reason`` with
-``choice`` in the pair set's terms (``a``, ``b``, ``tie``) for the exporter's key to resolve.
+``judge label pairs-export DIR --out prefs.csv`` as ``pair_id,annotator,winner,reason`` with
+``winner`` in the pair set's terms (``a``, ``b``, ``tie``): ``judge prefs fit prefs.csv --key
+KEY`` reads it as it is (each annotator's answer is one comparison).
 
 Blinding on top of the exporter's: the page addresses pairs by HMAC ids (secret in
 ``DIR/labelling/secret``), shows them in a per-annotator order, and puts A on the left or the
-right per annotator and pair (seeded by both), so a side bias does not become an A/B bias; it
-never sends the pair set's own ids or image file names.
+right per annotator and pair (seeded by both), so a side bias does not become an A/B bias
+(a composite image has its sides drawn in: there the page says A and B); it never sends the
+pair set's own ids, task ids or image file names.
 """
 
 from __future__ import annotations
 
+import csv
 import hashlib
+import io
 import json
 from dataclasses import dataclass
 from http import HTTPStatus
@@ -30,7 +36,7 @@ from pydantic import ValidationError
 
 from judge.errors import LabelsError
 from judge.rundir import first_problem
-from judge.schema import PreferenceChoice, PreferenceLabel, PreferencePairs
+from judge.schema import PreferenceChoice, PreferenceLabel, PreferencePair, PreferencePairs
 from scoring.labelling.server import (
     Reply,
     asset_reply,
@@ -48,6 +54,8 @@ from scoring.labelling.study import (
 )
 
 PAIRS_FILE = "pairs.json"
+PAIRS_CSV = "pairs.csv"
+"""The pair list of ``judge prefs export`` (``pair_id,task_id,image``)."""
 Side = Literal["left", "right", "tie"]
 SIDES = ("left", "right", "tie", None)
 """What the page may answer (None: not decided yet)."""
@@ -57,8 +65,10 @@ SIDES = ("left", "right", "tie", None)
 class OfferedPair:
     pair_id: str
     reference: Path | None
-    a: Path
-    b: Path
+    a: Path | None
+    b: Path | None
+    composite: Path | None
+    """One image holding reference, A and B (its sides are fixed: A is on the left)."""
     a_on_left: bool
     """Where this annotator sees candidate A."""
 
@@ -91,21 +101,44 @@ def _inside(folder: Path, rel: str, where: str) -> Path:
 def load_pairs(folder: Path) -> PreferencePairs:
     """``DIR/pairs.json``, checked (unique ids, images inside DIR and present)."""
     path = Path(folder) / PAIRS_FILE
-    try:
-        pairs = PreferencePairs.model_validate_json(path.read_bytes())
-    except FileNotFoundError:
-        raise LabelsError(f"{path}: no pair set here (a preference export writes it)") from None
-    except ValidationError as exc:
-        raise LabelsError(f"{path}: not a pair set: {first_problem(exc)}") from None
+    if not path.is_file() and (Path(folder) / PAIRS_CSV).is_file():
+        path = Path(folder) / PAIRS_CSV
+        pairs = _pairs_from_csv(path)
+    else:
+        try:
+            pairs = PreferencePairs.model_validate_json(path.read_bytes())
+        except FileNotFoundError:
+            raise LabelsError(
+                f"{path}: no pair set here (pairs.json, or the pairs.csv of `judge prefs export`)"
+            ) from None
+        except ValidationError as exc:
+            raise LabelsError(f"{path}: not a pair set: {first_problem(exc)}") from None
     seen: set[str] = set()
     for i, pair in enumerate(pairs.pairs):
         where = f"{path}: pairs[{i}]"
         if pair.id in seen:
             raise LabelsError(f"{where}: id {pair.id!r} appears twice")
         seen.add(pair.id)
-        for rel in (pair.a, pair.b, *([pair.reference] if pair.reference else [])):
-            _inside(Path(folder), rel, where)
+        for rel in (pair.a, pair.b, pair.image, pair.reference):
+            if rel is not None:
+                _inside(Path(folder), rel, where)
     return pairs
+
+
+def _pairs_from_csv(path: Path) -> PreferencePairs:
+    """The ``pairs.csv`` of ``judge prefs export`` as a pair set (composite images)."""
+    try:
+        rows = list(csv.DictReader(io.StringIO(path.read_text(encoding="utf-8"))))
+    except (OSError, UnicodeDecodeError) as exc:
+        raise LabelsError(f"{path}: cannot read the pair list: {exc}") from None
+    if not rows or not {"pair_id", "image"} <= set(rows[0]):
+        raise LabelsError(f"{path}:1: need columns pair_id,image (a `judge prefs export` list)")
+    try:
+        return PreferencePairs(
+            pairs=[PreferencePair(id=r["pair_id"].strip(), image=r["image"].strip()) for r in rows]
+        )
+    except ValidationError as exc:
+        raise LabelsError(f"{path}: not a pair list: {first_problem(exc)}") from None
 
 
 @dataclass(frozen=True)
@@ -135,9 +168,10 @@ def open_pair_study(folder: Path, annotator: str) -> PairStudy:
         offered[oid] = OfferedPair(
             pair_id=pid,
             reference=(folder / p.reference).resolve() if p.reference else None,
-            a=(folder / p.a).resolve(),
-            b=(folder / p.b).resolve(),
-            a_on_left=a_on_left(annotator, pid),
+            a=(folder / p.a).resolve() if p.a else None,
+            b=(folder / p.b).resolve() if p.b else None,
+            composite=(folder / p.image).resolve() if p.image else None,
+            a_on_left=p.image is not None or a_on_left(annotator, pid),
         )
     return PairStudy(
         folder=folder,
@@ -188,7 +222,12 @@ class PairPage:
         if len(parts) == 3 and method == "GET":
             pair = self.study.pairs[oid]
             left, right = (pair.a, pair.b) if pair.a_on_left else (pair.b, pair.a)
-            images = {"reference.png": pair.reference, "left.png": left, "right.png": right}
+            images = {
+                "reference.png": pair.reference,
+                "left.png": left,
+                "right.png": right,
+                "composite.png": pair.composite,
+            }
             if parts[2] in images:
                 return png_reply(images[parts[2]], f"{parts[2]} of pair {oid!r}")
         return error_reply(HTTPStatus.NOT_FOUND, "no such API route")
@@ -224,10 +263,12 @@ class PairPage:
                 if stored
                 else None
             ),
+            "sides": ["A", "B"] if pair.composite else ["left", "right"],
             "images": {
                 "reference": f"/api/pairs/{oid}/reference.png" if pair.reference else None,
-                "left": f"/api/pairs/{oid}/left.png",
-                "right": f"/api/pairs/{oid}/right.png",
+                "left": f"/api/pairs/{oid}/left.png" if pair.a else None,
+                "right": f"/api/pairs/{oid}/right.png" if pair.b else None,
+                "composite": f"/api/pairs/{oid}/composite.png" if pair.composite else None,
             },
         }
 

@@ -37,8 +37,9 @@ from scoring.agreement import (
 )
 
 STORE_VERSION = "1"
-PREFERENCE_COLUMNS = ("pair_id", "annotator", "choice", "reason")
-"""Columns of the exported preferences CSV (choice ``a``, ``b`` or ``tie``)."""
+PREFERENCE_COLUMNS = ("pair_id", "annotator", "winner", "reason")
+"""Columns of the exported preferences CSV (winner ``a``, ``b`` or ``tie``: the ``pair_id,
+winner`` answers ``judge prefs fit --key`` reads)."""
 BUSY_TIMEOUT_MS = 30_000
 """How long a writer waits for another writer's transaction before giving up."""
 
@@ -295,7 +296,7 @@ class PreferenceStore(LabelStore):
 
 
 def export_preferences(store: PreferenceStore, out: Path) -> ExportSummary:
-    """Write every answered pair to ``out`` (CSV ``pair_id,annotator,choice,reason``)."""
+    """Write every answered pair to ``out`` (CSV ``pair_id,annotator,winner,reason``)."""
     answers = store.preferences()
     done = [s for s in answers if s.label.choice is not None]
     if not done:

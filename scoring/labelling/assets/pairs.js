@@ -72,11 +72,18 @@ async function show(oid) {
   $("done-panel").hidden = true;
   $("main").hidden = false;
   $("position").textContent = `pair ${p.position} of ${p.total}`;
+  // separate images (A's side shuffled by the server) or one composite with A and B drawn in
+  const composite = p.images.composite !== null;
+  $("composite-figure").hidden = !composite;
+  $("full").hidden = composite;
   $("ref-figure").hidden = p.images.reference === null;
+  if (composite) $("composite").src = p.images.composite;
   if (p.images.reference !== null) $("reference").src = p.images.reference;
-  $("left").src = p.images.left;
-  $("right").src = p.images.right;
-  for (const img of ["reference", "left", "right"]) $(img).classList.remove("natural");
+  if (p.images.left !== null) $("left").src = p.images.left;
+  if (p.images.right !== null) $("right").src = p.images.right;
+  $("side-left").textContent = p.sides[0];
+  $("side-right").textContent = p.sides[1];
+  for (const img of ["composite", "reference", "left", "right"]) $(img).classList.remove("natural");
   document.querySelectorAll('input[name="choice"]').forEach((r) => {
     r.checked = p.label !== null && r.value === p.label.choice;
   });
@@ -88,7 +95,7 @@ async function show(oid) {
 async function next() {
   if (state.current === null) return;
   if (choice() === null) {
-    $("message").textContent = "Choose left (1), right (2) or tie (T) first.";
+    $("message").textContent = "Choose 1, 2 or tie (T) first.";
     return;
   }
   state.dirty = true;
@@ -161,7 +168,7 @@ async function start() {
   $("reason").addEventListener("input", () => changed(true));
   $("next").addEventListener("click", next);
   $("prev").addEventListener("click", prev);
-  for (const img of ["reference", "left", "right"]) {
+  for (const img of ["composite", "reference", "left", "right"]) {
     $(img).addEventListener("click", () => {
       $(img).classList.toggle("natural");
       $(img).parentElement.classList.toggle("zoomed");
