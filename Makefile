@@ -5,7 +5,7 @@ PYTEST_FLAGS ?= -q
 # Benchmark scripts that need no input (bench/builtin_speed.py needs a finished run: see its
 # docstring). Each prints its figures; none is a test.
 BENCHES := stage0_bench render_bench generation_bench graph_bench builtin_accuracy \
-	rescore_bench leaderboard_bench
+	rescore_bench leaderboard_bench labelling_bench
 
 .PHONY: setup lint types test check bench
 setup:

@@ -8,6 +8,7 @@ import typer
 from cli import (  # noqa: F401
     behaviour_cmds,
     generate_cmds,
+    label_cmds,
     pair_cmds,
     protocol_cmds,
     render_cmds,

@@ -21,6 +21,8 @@ Run (output of ``judge run``)::
     <run>/cases/<config_id>/<task_id>/rounds/round-<k>.trajectory.jsonl TrajectoryEvent lines
     <run>/cases/<config_id>/<task_id>/images/<sha256>.png               images of trajectories
     <run>/cases/<config_id>/<task_id>/case.json         CaseResult
+    <run>/labelling/labels.sqlite                human labels of `judge label` (SQLite, WAL)
+    <run>/labelling/secret                       per-run key of the page's opaque case ids
 """
 
 from __future__ import annotations
@@ -48,6 +50,8 @@ CANDIDATE_SUFFIXES = (".pptx", ".pptm")
 """Candidate deck extensions (any case): a macro-enabled or upper-case-named deck is judged (and
 fails Stage 0 if it must), never silently left out of its configuration's mean."""
 CASES = "cases"
+LABELLING = "labelling"
+"""Folder of the human labelling study (`judge label`): its SQLite store and id secret."""
 
 
 def atomic_write_bytes(path: Path, data: bytes) -> None:

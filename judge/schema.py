@@ -1062,3 +1062,77 @@ class CaseLabel(Model):
     subtypes: list[str] = Field(default_factory=list)
     """Taxonomy subtypes Stage 3 should report (only when ``gate`` is ``pass``)."""
     defects: list[InjectedDefect] = Field(default_factory=list)
+
+
+# --------------------------------------------------------------------------------------------
+# Human labels (the labelling page of scoring/labelling/)
+
+HumanGate = Literal["pass", "fail"]
+HumanGateStage = Literal["artifact", "semantic", "render"]
+
+
+class HumanLabel(Model):
+    """One annotator's label of one case, as the labelling page sends it and the labels store
+    keeps it (``RUN/labelling/labels.sqlite``; exported to the ``judge agree`` CSV)."""
+
+    version: int = SCHEMA_VERSION
+    gate: HumanGate | None = None
+    """The annotator's call on the whole gate sequence; None while the form is only started."""
+    gate_stage: HumanGateStage | None = None
+    """When ``gate`` is ``fail``: the stage the annotator thinks fails (optional)."""
+    gate_reason: str = Field(default="", max_length=2000)
+    """When ``gate`` is ``fail``: which node or edge, in words (``edge "A" -> "B" reversed``)."""
+    subtypes: dict[str, float | None] = Field(default_factory=dict)
+    """Stage 3 subtypes the annotator sees -> affected fraction of their category (0-1), or
+    None when the annotator gave no fraction."""
+
+    @model_validator(mode="after")
+    def _fractions_in_range(self) -> HumanLabel:
+        for name, frac in self.subtypes.items():
+            if frac is not None and not 0.0 <= frac <= 1.0:
+                raise ValueError(f"subtypes.{name}: affected fraction {frac} is not in 0-1")
+        return self
+
+
+PreferenceChoice = Literal["a", "b", "tie"]
+
+
+class PreferencePair(Model):
+    """One A/B pair to compare: two renders of the same task (and its reference)."""
+
+    id: str = Field(min_length=1, max_length=200, pattern=r"^[A-Za-z0-9._-]+$")
+    """The pair's id in the pair set; it must not reveal the configurations (the page shows
+    it to nobody, but the exporter should still make it opaque)."""
+    reference: str | None = None
+    """Path of the reference image, relative to the pair-set folder."""
+    a: str | None = None
+    """Path of candidate A's image, relative to the pair-set folder."""
+    b: str | None = None
+    """Path of candidate B's image, relative to the pair-set folder."""
+    image: str | None = None
+    """Instead of ``a`` and ``b``: one composite image (reference, A, B side by side, captioned;
+    what ``judge prefs export`` writes), relative to the pair-set folder. Its sides are fixed."""
+
+    @model_validator(mode="after")
+    def _images_given(self) -> PreferencePair:
+        if (self.image is None) == (self.a is None or self.b is None):
+            raise ValueError("a pair needs both a and b, or one composite image (not both)")
+        return self
+
+
+class PreferencePairs(Model):
+    """``pairs.json`` of an A/B pair set (read by ``judge label pairs``; a ``pairs.csv`` of
+    ``judge prefs export`` is read into this too). Which configuration is A or B lives only in
+    the exporter's key file, never here."""
+
+    version: int = SCHEMA_VERSION
+    question: str = "Which reconstruction is closer to the reference?"
+    pairs: list[PreferencePair] = Field(min_length=1)
+
+
+class PreferenceLabel(Model):
+    """One annotator's answer on one A/B pair (choice in the pair set's A/B terms)."""
+
+    version: int = SCHEMA_VERSION
+    choice: PreferenceChoice | None = None
+    reason: str = Field(default="", max_length=2000)

@@ -9,6 +9,11 @@ Labels file (CSV, UTF-8, header row), one row per case and annotator::
 ``gate`` is ``pass`` or ``fail`` (the human's call on the whole gate sequence: artifact, semantic,
 render); ``subtypes`` is a ``;``-separated list of taxonomy subtype names (may be empty).
 
+Optional columns (written by ``judge label export``; files without them read as before):
+``gate_stage`` (``artifact``, ``semantic``, ``render`` or empty: the stage the annotator thinks
+fails), ``gate_reason`` (which node or edge, free text) and ``fractions``
+(``subtype=0.25;other=0.5``: affected fraction 0-1 of a listed subtype's category).
+
 Conventions (all statistics are on binary gate decisions unless said otherwise):
 
 * The judge's decision on a case is its case gate (the vote of its rounds): ``pass`` passes,
@@ -20,6 +25,7 @@ Conventions (all statistics are on binary gate decisions unless said otherwise):
 * Issue sets are compared on cases that both the judge and the human majority pass (Stage 3
   findings exist only there): the judge's set is the subtypes of its merged findings, each
   annotator's set the subtypes they listed. Jaccard of two empty sets is 1.
+* Pairwise Cohen's kappa: for every two annotators, over the cases both labelled.
 * Fleiss' kappa needs a fixed number of raters per case: it uses the cases rated by the most
   common number of annotators (>= 2). Krippendorff's alpha (nominal) uses every case with at
   least two ratings.
@@ -47,8 +53,12 @@ from judge.schema import CaseResult
 from scoring.leaderboard import json_safe
 
 LABEL_COLUMNS = ("case_id", "annotator", "gate", "subtypes")
+OPTIONAL_LABEL_COLUMNS = ("gate_stage", "gate_reason", "fractions")
+"""Read when present (``judge label export`` writes them); older files lack them."""
 GATE_VALUES = {"pass": True, "fail": False}
+GATE_STAGES = ("artifact", "semantic", "render")
 SUBTYPE_SEPARATOR = ";"
+FRACTION_SEPARATOR = "="
 DEFAULT_CONFIDENCE = 0.95
 """Coverage of the Wilson intervals."""
 VOTE_THRESHOLDS = (1, 2, 3)
@@ -69,6 +79,40 @@ class Label:
     subtypes: frozenset[str]
     line: int
     """Line of the labels file (1 = header)."""
+    gate_stage: str | None = None
+    """The stage the annotator thinks fails (``gate_stage`` column), when given."""
+    gate_reason: str = ""
+    """Which node or edge fails, in the annotator's words (``gate_reason`` column)."""
+    fractions: tuple[tuple[str, float], ...] = ()
+    """(subtype, affected fraction 0-1) pairs of the ``fractions`` column, sorted by name."""
+
+
+def format_fractions(fractions: dict[str, float | None]) -> str:
+    """The ``fractions`` cell: ``name=0.25;other=0.5`` for the subtypes that have one."""
+    return SUBTYPE_SEPARATOR.join(
+        f"{k}{FRACTION_SEPARATOR}{v:g}" for k, v in sorted(fractions.items()) if v is not None
+    )
+
+
+def parse_fractions(
+    cell: str, subtypes: frozenset[str], where: str
+) -> tuple[tuple[str, float], ...]:
+    """The pairs of a ``fractions`` cell; each must name a listed subtype and be in 0-1."""
+    out: dict[str, float] = {}
+    for part in (p.strip() for p in cell.split(SUBTYPE_SEPARATOR)):
+        if not part:
+            continue
+        name, sep, value = (x.strip() for x in part.partition(FRACTION_SEPARATOR))
+        try:
+            frac = float(value) if sep else math.nan
+        except ValueError:
+            frac = math.nan
+        if not 0.0 <= frac <= 1.0:
+            raise LabelsError(f"{where}: fractions: {part!r} is not subtype=fraction (0-1)")
+        if name not in subtypes:
+            raise LabelsError(f"{where}: fractions: {name!r} is not in this row's subtypes")
+        out[name] = frac
+    return tuple(sorted(out.items()))
 
 
 def run_subtypes(run: Path) -> set[str] | None:
@@ -153,7 +197,7 @@ def read_labels(
             f"{path}:1: missing column(s) {', '.join(missing)} "
             f"(header must have {','.join(LABEL_COLUMNS)})"
         )
-    col = {c: header.index(c) for c in LABEL_COLUMNS}
+    col = {c: header.index(c) for c in (*LABEL_COLUMNS, *OPTIONAL_LABEL_COLUMNS) if c in header}
     labels: list[Label] = []
     seen: dict[tuple[str, str], int] = {}
     for row in reader:
@@ -161,39 +205,55 @@ def read_labels(
         if not any(cell.strip() for cell in row):
             continue
         row = _fit_row(path, line, row, header)
-        case_id = row[col["case_id"]].strip()
-        annotator = row[col["annotator"]].strip()
-        gate = row[col["gate"]].strip().lower()
-        if not case_id:
-            raise LabelsError(f"{path}:{line}: empty case_id")
-        if not annotator:
-            raise LabelsError(f"{path}:{line}: empty annotator for case {case_id!r}")
-        if gate not in GATE_VALUES:
-            raise LabelsError(
-                f"{path}:{line}: gate must be 'pass' or 'fail', got {row[col['gate']]!r}"
-            )
-        if known_cases is not None and case_id not in known_cases:
-            raise LabelsError(f"{path}:{line}: case {case_id!r} is not in the run")
-        key = (case_id, annotator)
+        lab = _row_label({c: row[i] for c, i in col.items()}, f"{path}:{line}", line, known_cases)
+        key = (lab.case_id, lab.annotator)
         if key in seen:
             raise LabelsError(
-                f"{path}:{line}: annotator {annotator!r} labels case {case_id!r} twice "
+                f"{path}:{line}: annotator {lab.annotator!r} labels case {lab.case_id!r} twice "
                 f"(first on line {seen[key]})"
             )
         seen[key] = line
-        subtypes = frozenset(
-            s.strip() for s in row[col["subtypes"]].split(SUBTYPE_SEPARATOR) if s.strip()
-        )
-        unknown = sorted(subtypes - known_subtypes) if known_subtypes is not None else []
+        unknown = sorted(lab.subtypes - known_subtypes) if known_subtypes is not None else []
         if unknown:
             raise LabelsError(
                 f"{path}:{line}: unknown subtype(s) {', '.join(map(repr, unknown))} "
                 "(not in the run's taxonomy)"
             )
-        labels.append(Label(case_id, annotator, GATE_VALUES[gate], subtypes, line))
+        labels.append(lab)
     if not labels:
         raise LabelsError(f"{path}: no label rows")
     return labels
+
+
+def _row_label(cells: dict[str, str], where: str, line: int, known_cases: set[str] | None) -> Label:
+    """One checked label from the cells of a row, by column name."""
+    case_id = cells["case_id"].strip()
+    annotator = cells["annotator"].strip()
+    gate = cells["gate"].strip().lower()
+    if not case_id:
+        raise LabelsError(f"{where}: empty case_id")
+    if not annotator:
+        raise LabelsError(f"{where}: empty annotator for case {case_id!r}")
+    if gate not in GATE_VALUES:
+        raise LabelsError(f"{where}: gate must be 'pass' or 'fail', got {cells['gate']!r}")
+    if known_cases is not None and case_id not in known_cases:
+        raise LabelsError(f"{where}: case {case_id!r} is not in the run")
+    subtypes = frozenset(s.strip() for s in cells["subtypes"].split(SUBTYPE_SEPARATOR) if s.strip())
+    stage = cells.get("gate_stage", "").strip().lower()
+    if stage and stage not in GATE_STAGES:
+        raise LabelsError(
+            f"{where}: gate_stage must be {', '.join(GATE_STAGES)} or empty, got {stage!r}"
+        )
+    return Label(
+        case_id,
+        annotator,
+        GATE_VALUES[gate],
+        subtypes,
+        line,
+        gate_stage=stage or None,
+        gate_reason=cells.get("gate_reason", "").strip(),
+        fractions=parse_fractions(cells.get("fractions", ""), subtypes, where),
+    )
 
 
 # ----------------------------------------------------------------------------------------------
@@ -329,6 +389,18 @@ class IssueSetStats:
 
 
 @dataclass(frozen=True)
+class PairwiseKappa:
+    """Cohen's kappa of two annotators' gate calls on the cases both labelled."""
+
+    a: str
+    b: str
+    cases: int
+    agree: int
+    kappa: float | None
+    """None when undefined (no common case, or both always give the same call)."""
+
+
+@dataclass(frozen=True)
 class AgreementReport:
     labels_file: str
     labelled_cases: int
@@ -360,6 +432,8 @@ class AgreementReport:
     """``FILE:LINE: case ...`` of labels for cases the run does not have (left out)."""
     rounds_copied: str | None = None
     """Why the run's rounds are copies of round 0 (repeatability is then not measured)."""
+    pairwise_kappas: list[PairwiseKappa] = field(default_factory=list)
+    """Every pair of annotators (sorted by name)."""
 
     def to_dict(self) -> dict[str, object]:
         out = json_safe(asdict(self))
@@ -473,7 +547,81 @@ def agreement_report(
         notes=notes,
         skipped_labels=skipped,
         rounds_copied=rounds_copied,
+        pairwise_kappas=pairwise_kappas([lab for labs in per_case.values() for lab in labs]),
     )
+
+
+@dataclass(frozen=True)
+class CaseComparison:
+    """One labelled case: the judge's decision beside its annotators' (for the report)."""
+
+    case_id: str
+    judge_gate: str
+    """The case gate, or ``errored``."""
+    judge_pass: bool | None
+    """None when the judge could not decide (errored)."""
+    judge_subtypes: list[str]
+    human_pass: bool | None
+    """The human majority; None on a tie."""
+    humans: list[Label]
+    """The case's labels, sorted by annotator."""
+
+    @property
+    def status(self) -> str:
+        """``disagree`` (judge and human majority differ), ``undecided`` (a tie or an errored
+        case) or ``agree``."""
+        if self.judge_pass is None or self.human_pass is None:
+            return "undecided"
+        return "agree" if self.judge_pass == self.human_pass else "disagree"
+
+
+COMPARISON_ORDER = {"disagree": 0, "undecided": 1, "agree": 2}
+"""Order of the report's case-by-case table: disagreements first."""
+
+
+def case_comparisons(cases: Sequence[CaseResult], labels: Sequence[Label]) -> list[CaseComparison]:
+    """Every labelled case, judge beside humans: disagreements first, then undecided cases,
+    then agreements (each by case id)."""
+    by_case = {c.case_id: c for c in cases}
+    per_case, _ = _labels_by_case(labels, by_case, "")
+    majority, _ = _human_majority(per_case)
+    out = []
+    for cid, labs in per_case.items():
+        case = by_case[cid]
+        errored = case.error is not None or case.gate is None
+        out.append(
+            CaseComparison(
+                case_id=cid,
+                judge_gate="errored" if errored else str(case.gate),
+                judge_pass=None if errored else judge_passes(case),
+                judge_subtypes=sorted({f.subtype for f in case.findings}),
+                human_pass=majority.get(cid),
+                humans=sorted(labs, key=lambda lab: lab.annotator),
+            )
+        )
+    return sorted(out, key=lambda c: (COMPARISON_ORDER[c.status], c.case_id))
+
+
+def pairwise_kappas(labels: Sequence[Label]) -> list[PairwiseKappa]:
+    """Cohen's kappa for every two annotators over the cases both labelled."""
+    calls: dict[str, dict[str, bool]] = {}
+    for lab in labels:
+        calls.setdefault(lab.annotator, {})[lab.case_id] = lab.gate_pass
+    out: list[PairwiseKappa] = []
+    for a, b in itertools.combinations(sorted(calls), 2):
+        common = sorted(set(calls[a]) & set(calls[b]))
+        xa = [calls[a][c] for c in common]
+        xb = [calls[b][c] for c in common]
+        out.append(
+            PairwiseKappa(
+                a=a,
+                b=b,
+                cases=len(common),
+                agree=sum(1 for x, y in zip(xa, xb, strict=True) if x == y),
+                kappa=_nan_none(cohen_kappa(xa, xb)),
+            )
+        )
+    return out
 
 
 def _labels_by_case(
@@ -699,6 +847,14 @@ def agreement_text(rep: AgreementReport) -> str:
             f"{rep.unanimity_cases} cases; Fleiss' kappa {_num(rep.fleiss_kappa)} "
             f"({rep.fleiss_cases} cases x {rep.fleiss_raters} raters); Krippendorff's alpha "
             f"(nominal) {_num(rep.krippendorff_alpha)} ({rep.alpha_cases} cases)"
+        )
+    if rep.pairwise_kappas:
+        lines.append(
+            "pairwise Cohen's kappa: "
+            + "; ".join(
+                f"{p.a}-{p.b} {_num(p.kappa)} ({p.agree}/{p.cases} agree)"
+                for p in rep.pairwise_kappas
+            )
         )
     s = rep.issue_sets
     among = (

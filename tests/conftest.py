@@ -163,3 +163,34 @@ def judge_bench(tmp_path_factory: pytest.TempPathFactory, render_pool: RenderPoo
     slide.shapes.add_textbox(Inches(1), Inches(1), Inches(3), Inches(1)).text_frame.text = "x"
     prs.save(str(bench / "candidates" / "empty" / "flow.pptx"))
     return bench
+
+
+# --- labelling area: one real builtin run of fixtures/bench (two tasks, all four configs) ---
+
+LABEL_TASKS = ("s7-flow00", "s7-flow01")
+LABEL_CONFIGS = ("agent-careful", "agent-sloppy", "agent-wrong", "agent-cheat")
+
+
+@pytest.fixture(scope="session")
+def fixture_run(tmp_path_factory: pytest.TempPathFactory, render_pool: RenderPool):
+    """A run folder: the builtin judge (real Stage 0, LibreOffice, tools, graph) on two tasks of
+    fixtures/bench x four configurations = 8 cases, 6 with a rendered pair (agent-cheat fails
+    Stage 0 before rendering). Read-only: copy it before writing into it (``shutil.copytree``)."""
+    import shutil
+    from pathlib import Path
+
+    from judge.engine.runner import RunSettings, run_bench
+
+    src = Path(__file__).resolve().parent.parent / "fixtures" / "bench"
+    if not (src / "labels.jsonl").is_file():
+        pytest.skip("no fixtures/bench")
+    root = tmp_path_factory.mktemp("fixture_run")
+    bench = root / "bench"
+    for task in LABEL_TASKS:
+        shutil.copytree(src / "tasks" / task, bench / "tasks" / task)
+        for cfg in LABEL_CONFIGS:
+            (bench / "candidates" / cfg).mkdir(parents=True, exist_ok=True)
+            shutil.copy(src / "candidates" / cfg / f"{task}.pptx", bench / "candidates" / cfg)
+    run = root / "run"
+    run_bench(bench, run, RunSettings(judge="builtin", early_stop=True), render_pool=render_pool)
+    return run

@@ -16,6 +16,7 @@ from judge.errors import LabelsError
 from judge.schema import MergedFinding
 from scoring.agreement import (
     agreement_report,
+    agreement_text,
     cohen_kappa,
     fleiss_kappa,
     krippendorff_alpha_nominal,
@@ -278,3 +279,74 @@ def test_cli_agree_on_unknown_case_exits_2_naming_file_and_line(runkit, tmp_path
     res = runner.invoke(app, ["agree", str(run), "--labels", str(labels)])
     assert res.exit_code == 2
     assert "labels.csv:2" in res.output and "cfg/nope" in res.output
+
+
+def test_pairwise_cohen_kappas_match_statsmodels(runkit, tmp_path):
+    from statsmodels.stats.inter_rater import cohens_kappa as sm_cohens_kappa
+
+    cases = _hand_run(runkit)
+    rep = agreement_report(cases, read_labels(_hand_labels(tmp_path)))
+    calls = {who: {} for who in ("ann", "bob", "cy")}
+    for i in range(10):
+        row = ["fail", "fail", "pass"] if i in HUMAN_FAILS else ["pass", "pass", "fail"]
+        if i in (0, 6):
+            row = ["fail"] * 3 if i == 0 else ["pass"] * 3
+        for who, call in zip(calls, row, strict=True):
+            calls[who][i] = call
+    assert [(p.a, p.b) for p in rep.pairwise_kappas] == [
+        ("ann", "bob"),
+        ("ann", "cy"),
+        ("bob", "cy"),
+    ]
+    for p in rep.pairwise_kappas:
+        table = np.zeros((2, 2))
+        for i in range(10):
+            table[int(calls[p.a][i] == "pass"), int(calls[p.b][i] == "pass")] += 1
+        assert p.cases == 10
+        assert p.kappa == pytest.approx(sm_cohens_kappa(table).kappa)
+    assert "pairwise Cohen's kappa: ann-bob 1.000 (10/10 agree)" in agreement_text(rep)
+
+
+def test_pairwise_kappa_uses_only_cases_both_labelled(tmp_path):
+    from scoring.agreement import pairwise_kappas
+
+    path = _labels_file(
+        tmp_path, ["A/1,x,pass,", "A/2,x,fail,", "A/3,x,pass,", "A/1,y,pass,", "A/2,y,fail,"]
+    )
+    (pair,) = pairwise_kappas(read_labels(path))
+    assert (pair.cases, pair.agree, pair.kappa) == (2, 2, pytest.approx(1.0))
+
+
+def test_optional_columns_gate_reason_and_fractions_are_read(tmp_path):
+    path = _labels_file(
+        tmp_path,
+        [
+            "A/1,x,pass,node_fill;z_order,,,node_fill=0.25",
+            'A/2,x,fail,,semantic,"edge ""a"" -> ""b"" reversed",',
+        ],
+        header="case_id,annotator,gate,subtypes,gate_stage,gate_reason,fractions",
+    )
+    first, second = read_labels(path)
+    assert first.fractions == (("node_fill", 0.25),) and first.gate_stage is None
+    assert second.gate_stage == "semantic" and second.gate_reason == 'edge "a" -> "b" reversed'
+    old = read_labels(_labels_file(tmp_path, ["A/1,x,pass,node_fill"]))  # four columns
+    assert old[0].fractions == () and old[0].gate_reason == ""
+
+
+@pytest.mark.parametrize(
+    "cells,message",
+    [
+        ("pass,node_fill,,,node_fill=2", "not subtype=fraction"),
+        ("pass,node_fill,,,node_fill", "not subtype=fraction"),
+        ("pass,,,,node_fill=0.5", "not in this row's subtypes"),
+        ("fail,,maybe,,", "gate_stage must be"),
+    ],
+)
+def test_bad_optional_columns_fail_with_file_and_line(tmp_path, cells, message):
+    path = _labels_file(
+        tmp_path,
+        [f"A/1,x,{cells}"],
+        header="case_id,annotator,gate,subtypes,gate_stage,gate_reason,fractions",
+    )
+    with pytest.raises(LabelsError, match=rf"labels\.csv:2: .*{message}"):
+        read_labels(path)

@@ -420,6 +420,45 @@ def test_cli_report_with_labels_adds_agreement_and_rejects_unknown_cases(runkit,
     assert res.exit_code == 2 and "labels.csv:2" in res.output
 
 
+def test_report_with_labels_lists_disagreements_with_the_human_majority_first(runkit, tmp_path):
+    run = runkit.write(
+        tmp_path / "run",
+        [
+            runkit.case("A", "t1"),
+            runkit.case("A", "t2", gate="semantic"),
+            runkit.case("A", "t3"),
+            runkit.case("A", "t4"),
+        ],
+    )
+    labels = tmp_path / "labels.csv"
+    labels.write_text(
+        "case_id,annotator,gate,subtypes,gate_stage,gate_reason,fractions\n"
+        "A/t1,ann,pass,node_fill,,,node_fill=0.25\nA/t1,bob,pass,,,,\n"
+        "A/t2,ann,fail,,semantic,edge <b>1</b> -> 2,\nA/t2,bob,fail,,,,\n"
+        "A/t3,ann,fail,,render,text overflows,\nA/t3,bob,fail,,,,\n"
+        "A/t4,ann,pass,,,,\nA/t4,bob,fail,,,,\n",
+        "utf-8",
+    )
+    out = tmp_path / "out"
+    res = runner.invoke(
+        app, ["report", str(run), "--out", str(out), "--resamples", "50", "--labels", str(labels)]
+    )
+    assert res.exit_code == 0, res.output
+    text = (out / "index.html").read_text("utf-8")
+    assert "1 disagreement(s) with the human majority first" in text
+    table = text[text.index("<table class=cmp>") :]
+    rows = re.findall(r'<tr class="cmp-(\w+)"><td class=l><a href="[^"]*">([^<]+)</a>', table)
+    assert rows == [
+        ("disagree", "A/t3"),
+        ("undecided", "A/t4"),
+        ("agree", "A/t1"),
+        ("agree", "A/t2"),
+    ]
+    assert "text overflows" in table and "node_fill (0.25)" in table
+    assert "edge &lt;b&gt;1&lt;/b&gt;" in table  # annotators' text is escaped
+    assert "pairwise Cohen&#x27;s kappa: ann-bob" in text
+
+
 FIXTURE_BENCH = Path(__file__).resolve().parent.parent / "fixtures" / "bench"
 REAL_TASK = "s7-flow00"
 REAL_CONFIGS = ("agent-sloppy", "agent-wrong", "agent-cheat")

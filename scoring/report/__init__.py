@@ -30,6 +30,7 @@ from judge.rundir import read_results
 from scoring.agreement import (
     agreement_report,
     agreement_text,
+    case_comparisons,
     copied_rounds_reason,
     read_labels,
     run_subtypes,
@@ -40,6 +41,7 @@ from scoring.findings_stats import findings_report
 from scoring.leaderboard import build_leaderboard
 from scoring.report.case_pages import case_html
 from scoring.report.index import index_html
+from scoring.report.labels import comparisons_html
 from scoring.report.markup import CSS_NAME
 
 __all__ = ["case_slug", "write_report"]
@@ -76,17 +78,19 @@ def write_report(
 ) -> Path:
     """Write the report of ``run`` into ``out``; return the path of ``index.html``.
 
-    ``labels``: a human labels CSV (see :mod:`scoring.agreement`); its agreement statistics are
-    added to the index page. ``refigbench``: a ReFigBench run of the same candidates, shown
-    beside this run's leaderboard with the fidelity metrics and the tier split. ``results``: the
-    results file to report (default ``results.jsonl``; a rescored
-    ``results.<policy>.<hash8>.jsonl``).
+    ``labels``: a human labels CSV (see :mod:`scoring.agreement`); its agreement statistics
+    and a case-by-case table (disagreements with the human majority first, judge and
+    annotators side by side) are added to the index page. ``refigbench``: a ReFigBench run of
+    the same candidates, shown beside this run's leaderboard with the fidelity metrics and the
+    tier split. ``results``: the results file to report (default ``results.jsonl``; a
+    rescored ``results.<policy>.<hash8>.jsonl``).
     """
     run, out = Path(run), Path(out)
     cases = read_results(run, results)
     if not cases:
         raise BenchmarkError(f"{run}: {Path(results or 'results.jsonl').name} has no cases")
     agreement = ""
+    labs = []
     if labels is not None:
         labs = read_labels(labels, known_subtypes=run_subtypes(run))
         rep = agreement_report(
@@ -110,6 +114,7 @@ def write_report(
     refig_cases = read_results(refigbench) if refigbench is not None else []
     side = protocols_html(run, cases, refigbench, refig_cases)
     index = out / "index.html"
+    comparisons = comparisons_html(case_comparisons(cases, labs), slugs) if labs else ""
     page_html = index_html(
         run,
         cases,
@@ -119,6 +124,7 @@ def write_report(
         agreement,
         _behaviour_of(run, results),
         protocols=side,
+        comparisons=comparisons,
     )
     index.write_text(page_html, encoding="utf-8")
     return index

@@ -183,7 +183,10 @@ def index_html(
     agreement: str = "",
     behaviour: BehaviourReport | None = None,
     protocols: str = "",
+    comparisons: str = "",
 ) -> str:
+    """The index page; ``agreement`` (text) and ``comparisons`` (HTML of
+    :func:`scoring.report.labels.comparisons_html`) when the report has human labels."""
     sub, warn = _manifest_html(run)
     header = f"<h1>pptjudge report</h1><div class=sub>{sub}</div>"
     order = [r.config_id for r in board.rows]
@@ -218,6 +221,7 @@ def index_html(
     if agreement:
         body.append("<h2>Agreement with human labels</h2>")
         body.append(f"<pre>{esc(agreement)}</pre>")
+        body.append(comparisons)
     body.append("<h2>Cases</h2>")
     rows = []
     for c in sorted(cases, key=lambda c: (c.config_id, c.task_id)):
