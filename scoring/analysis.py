@@ -119,6 +119,7 @@ ROUND_COLUMNS: dict[str, str] = {
     "config_id": "string",
     "round_index": "Int64",
     "status": "category",
+    "copied_from": "Int64",
     "semantic_passed": "boolean",
     "render_passed": "boolean",
     "n_reasons": "Int64",
@@ -133,7 +134,8 @@ ROUND_COLUMNS: dict[str, str] = {
     "cached_calls": "Int64",
     "cost_usd": "Float64",
 }
-"""One row per round file (rounds are numbered from 0; ``semantic_passed``/``render_passed``
+"""One row per round file (rounds are numbered from 0; ``copied_from`` is the round a
+deterministic backend copied, ``<NA>`` for a judged round; ``semantic_passed``/``render_passed``
 are ``<NA>`` when the stage was not reached)."""
 
 FINDING_COLUMNS: dict[str, str] = {
@@ -354,6 +356,7 @@ def _round_row(rec: RunRecords, c: CaseResult, r: RoundResult) -> dict[str, Any]
         "config_id": c.config_id,
         "round_index": r.round_index,
         "status": r.status,
+        "copied_from": r.copied_from,
         "semantic_passed": r.semantic.passed if r.semantic else None,
         "render_passed": r.render.passed if r.render else None,
         "n_reasons": len(reasons),

@@ -53,7 +53,7 @@ def two_runs(judge_bench: Path, render_pool, tmp_path_factory) -> tuple[Path, Pa
     1 round with a widespread one (replay scripts; real Stage 0, LibreOffice, tools)."""
     root = tmp_path_factory.mktemp("analysis")
     runs = []
-    for name, rounds, fraction in (("fx", 3, 0.2), ("fx-1round", 1, 0.6)):
+    for name, rounds, fraction in (("fx", 3, 0.2), ("fx-model", 1, 0.6)):
         path = root / f"{name}.jsonl"
         path.write_text(script(fraction), encoding="utf-8")
         backend = BackendSettings(replay_source=str(path))
@@ -87,8 +87,8 @@ def test_cases_df_has_one_typed_row_per_case_with_run_settings(two_runs) -> None
     empty = df[df["config_id"] == "empty"]
     assert (empty["gate"] == "artifact").all() and (~empty["valid"]).all()
     good = df[(df["config_id"] == "good")].set_index("run_name")
-    assert good.loc["fx", "score"] > good.loc["fx-1round", "score"]  # the wider finding costs
-    assert good.loc["fx", "votes_pass"] == 3 and good.loc["fx-1round", "votes_pass"] == 1
+    assert good.loc["fx", "score"] > good.loc["fx-model", "score"]  # the wider finding costs
+    assert good.loc["fx", "votes_pass"] == 3 and good.loc["fx-model", "votes_pass"] == 1
 
 
 @pytest.mark.slow
@@ -96,14 +96,19 @@ def test_rounds_findings_and_tool_calls_frames(two_runs) -> None:
     fx, one = two_runs
     rounds = rounds_df([fx, one])
     judged = rounds[rounds["config_id"] != "empty"]
-    assert judged.groupby("run_name").size().to_dict() == {"fx": 6, "fx-1round": 2}
+    assert judged.groupby("run_name").size().to_dict() == {"fx": 6, "fx-model": 2}
     assert sorted(judged[judged["run_name"] == "fx"]["round_index"].unique()) == [0, 1, 2]
     assert judged["semantic_passed"].all() and (judged["n_findings"] == 1).all()
+    # one script file: deterministic, rounds 1-2 are copies of round 0 and cost nothing
+    fx_rounds = judged[judged["run_name"] == "fx"]
+    assert (fx_rounds[fx_rounds["round_index"] > 0]["copied_from"] == 0).all()
+    assert fx_rounds[fx_rounds["round_index"] == 0]["copied_from"].isna().all()
+    assert (fx_rounds[fx_rounds["round_index"] > 0]["model_calls"] == 0).all()
 
     findings = findings_df([fx, one])
     sub = detail_args(TAX)["findings"][0]["subtype"]
     assert set(findings["subtype"]) == {sub}
-    wide = findings[findings["run_name"] == "fx-1round"]
+    wide = findings[findings["run_name"] == "fx-model"]
     assert (wide["fraction"] == 0.6).all() and wide["penalty"].notna().all()
     assert findings[findings["run_name"] == "fx"]["support"].tolist() == [3, 3]
 
@@ -162,4 +167,4 @@ def test_the_worked_example_of_docs_analysis_runs(two_runs, tmp_path) -> None:
     assert set(table.index) == {"empty", "good", "swapped"}
     assert table.loc["good", "change"] < 0 and table.loc["empty", "change"] == 0
     assert "2 of 3 cases changed score" in text and "gate changes: 0" in text
-    assert "scores-by-rounds.png" in text or "fx-1round" in text
+    assert "scores-by-judge.png" in text or "fx-model" in text
