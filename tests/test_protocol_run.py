@@ -175,3 +175,33 @@ def test_replaying_a_refigbench_case_reproduces_its_rubric_rounds(two_runs) -> N
     assert report.replayed is not None and report.recorded is not None
     assert report.replayed.protocol == "refigbench"
     assert report.replayed.score == report.recorded.score
+
+
+@pytest.mark.slow
+def test_prefs_cli_exports_pairs_and_fits_labelled_answers_with_the_key(
+    two_runs, tmp_path: Path
+) -> None:
+    ppt, _ = two_runs
+    runner = CliRunner()
+    out = runner.invoke(app, ["prefs", "export", str(ppt), "--out", str(tmp_path / "p")])
+    assert out.exit_code == 0 and "key:" in out.output, out.output
+    rows = list(csv.DictReader((tmp_path / "p" / "pairs.csv").open()))
+    labels = tmp_path / "labels.csv"
+    labels.write_text("pair_id,winner\n" + "".join(f"{r['pair_id']},a\n" for r in rows))
+    fit = runner.invoke(
+        app,
+        [
+            "prefs",
+            "fit",
+            str(labels),
+            "--key",
+            str(tmp_path / "p-key.csv"),
+            "--run",
+            str(ppt),
+            "--resamples",
+            "50",
+        ],
+    )
+    assert fit.exit_code == 0, fit.output
+    assert "Bradley-Terry on 1 comparisons over 1 tasks" in fit.output
+    assert "agent-careful" in fit.output and "agent-sloppy" in fit.output
