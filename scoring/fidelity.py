@@ -31,7 +31,6 @@ from typing import Any
 import cv2
 import numpy as np
 from numpy.typing import NDArray
-from scipy.ndimage import uniform_filter
 
 from judge.errors import PptJudgeError
 from judge.schema import FidelityMetrics, PairGeometry
@@ -77,8 +76,14 @@ def ssim(a: Image, b: Image) -> float:
     w = SSIM_WINDOW
     n = w * w
     cov_norm = n / (n - 1.0)
-    ux, uy = uniform_filter(x, w), uniform_filter(y, w)
-    uxx, uyy, uxy = uniform_filter(x * x, w), uniform_filter(y * y, w), uniform_filter(x * y, w)
+
+    def box(v: NDArray[np.float64]) -> NDArray[np.float64]:
+        # a 7x7 mean (scipy's uniform_filter, as scikit-image; OpenCV's is ~5x faster and the
+        # pixels kept below never see the border)
+        return np.asarray(cv2.boxFilter(v, -1, (w, w), borderType=cv2.BORDER_REFLECT))
+
+    ux, uy = box(x), box(y)
+    uxx, uyy, uxy = box(x * x), box(y * y), box(x * y)
     vx, vy, vxy = cov_norm * (uxx - ux * ux), cov_norm * (uyy - uy * uy), cov_norm * (uxy - ux * uy)
     c1, c2 = (SSIM_K1 * DATA_RANGE) ** 2, (SSIM_K2 * DATA_RANGE) ** 2
     s = ((2 * ux * uy + c1) * (2 * vxy + c2)) / ((ux**2 + uy**2 + c1) * (vx + vy + c2))
@@ -111,12 +116,24 @@ def ink_mask(bgr: Image) -> NDArray[np.bool_]:
 
 
 def mean_ciede2000(ref: Image, cand: Image) -> float:
-    """Mean CIEDE2000 over the pixels that are ink in either panel (0 when neither has ink)."""
+    """Mean CIEDE2000 over the pixels that are ink in either panel (0 when neither has ink).
+
+    Computed once per distinct (reference colour, candidate colour) pair, weighted by its pixel
+    count: the same mean as per pixel, and diagrams have few distinct pairs."""
     mask = ink_mask(ref) | ink_mask(cand)
     if not mask.any():
         return 0.0
-    de = ciede2000(lab(ref)[mask], lab(cand)[mask])
-    return float(de.mean())
+    weights = np.array([1 << 16, 1 << 8, 1], dtype=np.int64)
+    pairs = (ref[mask].astype(np.int64) @ weights) << 24 | (cand[mask].astype(np.int64) @ weights)
+    unique, counts = np.unique(pairs, return_counts=True)
+
+    def unpack(codes: NDArray[np.int64]) -> Image:
+        return np.stack([(codes >> 16) & 255, (codes >> 8) & 255, codes & 255], axis=1).astype(
+            np.uint8
+        )
+
+    de = ciede2000(lab(unpack(unique >> 24)), lab(unpack(unique & 0xFFFFFF)))
+    return float((de * counts).sum() / counts.sum())
 
 
 def lpips_distance(ref: Image, cand: Image, weights: Path) -> float:

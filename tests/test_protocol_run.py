@@ -23,7 +23,7 @@ def two_runs(tmp_path_factory: pytest.TempPathFactory, render_pool) -> tuple[Pat
     root = tmp_path_factory.mktemp("protocols")
     bench = root / "bench"
     shutil.copytree(FIXTURE / "tasks" / "s7-flow01", bench / "tasks" / "s7-flow01")
-    for cfg in ("agent-careful", "agent-cheat", "agent-sloppy"):
+    for cfg in ("agent-careful", "agent-cheat"):
         (bench / "candidates" / cfg).mkdir(parents=True)
         shutil.copy(FIXTURE / "candidates" / cfg / "s7-flow01.pptx", bench / "candidates" / cfg)
     ppt, refig = root / "ppt", root / "refig"
@@ -82,7 +82,7 @@ def test_report_shows_both_leaderboards_and_compare_paired_prints_intervals(
             "compare",
             str(ppt),
             "agent-careful",
-            "agent-sloppy",
+            "agent-cheat",
             "--paired",
             "--refigbench",
             str(refig),
@@ -100,10 +100,10 @@ def test_report_shows_both_leaderboards_and_compare_paired_prints_intervals(
 def test_prefs_export_is_blinded_and_keeps_the_key_apart(two_runs, tmp_path: Path) -> None:
     from scoring.prefs import export_pairs
 
-    ppt, _ = two_runs
-    summary = export_pairs(ppt, tmp_path / "pairs", seed=1)
+    _, refig = two_runs
+    summary = export_pairs(refig, tmp_path / "pairs", seed=1)
     rows = list(csv.DictReader((tmp_path / "pairs" / "pairs.csv").open()))
-    assert summary.pairs == len(rows) == 1  # agent-cheat is invalid: no normalised pair
+    assert summary.pairs == len(rows) == 1  # one task, two configurations
     assert set(rows[0]) == {"pair_id", "task_id", "image"}
     text = (tmp_path / "pairs" / "pairs.csv").read_text()
     assert "agent-" not in text
@@ -175,3 +175,33 @@ def test_replaying_a_refigbench_case_reproduces_its_rubric_rounds(two_runs) -> N
     assert report.replayed is not None and report.recorded is not None
     assert report.replayed.protocol == "refigbench"
     assert report.replayed.score == report.recorded.score
+
+
+@pytest.mark.slow
+def test_prefs_cli_exports_pairs_and_fits_labelled_answers_with_the_key(
+    two_runs, tmp_path: Path
+) -> None:
+    ppt, refig = two_runs
+    runner = CliRunner()
+    out = runner.invoke(app, ["prefs", "export", str(refig), "--out", str(tmp_path / "p")])
+    assert out.exit_code == 0 and "key:" in out.output, out.output
+    rows = list(csv.DictReader((tmp_path / "p" / "pairs.csv").open()))
+    labels = tmp_path / "labels.csv"
+    labels.write_text("pair_id,winner\n" + "".join(f"{r['pair_id']},a\n" for r in rows))
+    fit = runner.invoke(
+        app,
+        [
+            "prefs",
+            "fit",
+            str(labels),
+            "--key",
+            str(tmp_path / "p-key.csv"),
+            "--run",
+            str(ppt),
+            "--resamples",
+            "50",
+        ],
+    )
+    assert fit.exit_code == 0, fit.output
+    assert "Bradley-Terry on 1 comparisons over 1 tasks" in fit.output
+    assert "agent-careful" in fit.output and "agent-cheat" in fit.output
