@@ -29,7 +29,7 @@ from pathlib import Path
 from judge.errors import LabelsError
 from judge.rundir import atomic_write_text
 from judge.schema import HumanLabel, PreferenceLabel
-from scoring.agreement import (
+from scoring.labels_file import (
     LABEL_COLUMNS,
     OPTIONAL_LABEL_COLUMNS,
     SUBTYPE_SEPARATOR,
