@@ -42,7 +42,12 @@ def run_cmd(
     concurrency: Annotated[
         int, typer.Option("--concurrency", help="Rounds judged at the same time (across cases).")
     ] = 2,
-    workers: Annotated[int, typer.Option("--workers", help="LibreOffice instances.")] = 1,
+    workers: Annotated[
+        int,
+        typer.Option(
+            "--workers", help="LibreOffice instances (per Ray worker with --executor ray)."
+        ),
+    ] = 1,
     render_timeout: Annotated[
         float, typer.Option("--render-timeout", help="Seconds LibreOffice may spend on a deck.")
     ] = 60.0,
@@ -139,6 +144,46 @@ def run_cmd(
             "(needs torch and lpips; nothing is downloaded).",
         ),
     ] = None,
+    rate_limit: Annotated[
+        float | None,
+        typer.Option(
+            "--rate-limit",
+            help="Model requests per minute across the whole run (all Ray workers), evenly "
+            "spaced. Example: --rate-limit 500",
+        ),
+    ] = None,
+    executor: Annotated[
+        str,
+        typer.Option(
+            "--executor",
+            help="Where cases are judged: local (this process) or ray (Ray actors; needs "
+            "pip install 'pptjudge[ray]'). Example: --executor ray --ray-workers 4",
+        ),
+    ] = "local",
+    address: Annotated[
+        str | None,
+        typer.Option(
+            "--address",
+            help="Ray cluster to join (with --executor ray), e.g. --address auto or "
+            "--address ray://head:10001. Default: start a local Ray instance.",
+        ),
+    ] = None,
+    ray_workers: Annotated[
+        int | None,
+        typer.Option(
+            "--ray-workers",
+            help="Ray worker actors, each with --workers LibreOffice instances "
+            "(default: one per CPU of the cluster). Example: --ray-workers 8",
+        ),
+    ] = None,
+    case_retries: Annotated[
+        int,
+        typer.Option(
+            "--case-retries",
+            help="Times a case is started again on another Ray worker after its worker was "
+            "lost. Example: --case-retries 3",
+        ),
+    ] = 2,
 ) -> None:
     """Judge every candidate of a benchmark: Stage 0, render, R rounds, score.
 
@@ -199,6 +244,11 @@ def run_cmd(
             protocol=protocol,  # type: ignore[arg-type]  # checked by check_settings
             rubric_path=rubric,
             lpips_weights=lpips_weights,
+            rate_limit=rate_limit,
+            executor=executor,
+            ray_address=address,
+            ray_workers=ray_workers,
+            case_retries=case_retries,
         )
 
     settings = guarded(build)
@@ -242,6 +292,8 @@ def run_cmd(
             bar.close()
     for line in summary_lines(summary):
         typer.echo(line)
+    for note in summary.executor_notes:
+        typer.echo(note if note.startswith("ray:") else f"ray: {note}")
     if summary.stopped:
         typer.echo(f"stopped: {summary.stopped}", err=True)
     for line in error_lines(summary):

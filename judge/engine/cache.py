@@ -13,7 +13,7 @@ import hashlib
 import json
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from langchain_core.messages import AIMessage, AnyMessage, messages_from_dict, messages_to_dict
 from langchain_core.runnables import Runnable
@@ -72,17 +72,43 @@ class ModelCache:
         self, params: dict[str, object], round_index: int
     ) -> Callable[[Runnable[Any, Any], list[AnyMessage]], tuple[AIMessage, bool]]:
         """A ``call_model`` for :class:`judge.engine.agent.StageRuntime`, through this cache."""
+        return model_caller(self, params, round_index)
 
-        def call(model: Runnable[Any, Any], messages: list[AnyMessage]) -> tuple[AIMessage, bool]:
+
+class CallCache(Protocol):
+    """Where cached answers are read and written: a :class:`ModelCache` folder, or a proxy to
+    one held by the run's driver (:mod:`judge.engine.ray_executor`)."""
+
+    def get(self, key: str) -> AIMessage | None: ...
+
+    def put(self, key: str, message: AIMessage) -> None: ...
+
+
+def model_caller(
+    cache: CallCache | None,
+    params: dict[str, object] | None,
+    round_index: int,
+    before_request: Callable[[], None] | None = None,
+) -> Callable[[Runnable[Any, Any], list[AnyMessage]], tuple[AIMessage, bool]]:
+    """A ``call_model``: the answer from ``cache`` when it holds one (no request is sent), else
+    ``before_request()`` (the run's rate limit: it waits for a free request slot), then the
+    model. ``cache`` None or ``params`` None: no cache."""
+
+    def call(model: Runnable[Any, Any], messages: list[AnyMessage]) -> tuple[AIMessage, bool]:
+        key = None
+        if cache is not None and params is not None:
             bound = getattr(model, "kwargs", {}) or {}
             key = call_key(params, round_index, messages, bound)
-            hit = self.get(key)
+            hit = cache.get(key)
             if hit is not None:
                 return hit, True
-            out = model.invoke(messages)
-            if not isinstance(out, AIMessage):
-                raise TypeError(f"chat model returned {type(out).__name__}, not an AIMessage")
-            self.put(key, out)
-            return out, False
+        if before_request is not None:
+            before_request()
+        out = model.invoke(messages)
+        if not isinstance(out, AIMessage):
+            raise TypeError(f"chat model returned {type(out).__name__}, not an AIMessage")
+        if cache is not None and key is not None:
+            cache.put(key, out)
+        return out, False
 
-        return call
+    return call

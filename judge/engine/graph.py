@@ -26,7 +26,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal, TypeVar
+from typing import Any, Literal, Protocol, TypeVar
 
 from langchain_core.runnables import RunnableConfig
 from langgraph.graph import END, START, StateGraph
@@ -35,7 +35,7 @@ from pydantic import BaseModel
 
 from judge.backends import Backend
 from judge.engine.agent import Budgets, StageRuntime, bind, initial_messages, run_stage
-from judge.engine.cache import ModelCache
+from judge.engine.cache import CallCache, model_caller
 from judge.engine.prompting import rubric_prompt, stage_prompt, system_prompt
 from judge.engine.state import CaseState, CompiledGraph, RoundInput, RoundState
 from judge.engine.trajectory import ImageStore, Recorder, read_trajectory, write_trajectory
@@ -70,6 +70,15 @@ RenderFn = Callable[[Path, Path], RenderResult]
 """Renders a deck (first argument) to a PNG (second); raises :class:`RenderError`."""
 
 
+class Slots(Protocol):
+    """A limit on rounds judged at once: a :class:`threading.Semaphore`, or a lease on the run's
+    global limit held by a Ray actor."""
+
+    def acquire(self) -> Any: ...
+
+    def release(self) -> None: ...
+
+
 @dataclass
 class CaseRuntime:
     """Everything the case graph needs that is not data (``config["configurable"]["case"]``)."""
@@ -85,12 +94,15 @@ class CaseRuntime:
     export_svg: Callable[[Path], bytes] | None = None
     budgets: Budgets = field(default_factory=Budgets)
     early_stop: bool = False
-    cache: ModelCache | None = None
+    cache: CallCache | None = None
+    """The model-call cache (a folder, or a proxy to the driver's under Ray)."""
+    before_request: Callable[[], None] | None = None
+    """Called before each model request that the cache does not answer (the rate limit)."""
     may_start: Callable[[], bool] = lambda: True
     """False once the run's cost budget is spent: no new round starts."""
     on_round: Callable[[RoundResult], None] = lambda r: None
     """Called after each round is written (progress, cost accounting)."""
-    slots: threading.Semaphore | None = None
+    slots: Slots | None = None
     """Shared limit on rounds judged at the same time across cases."""
     ctx: ToolContext | None = None
     """Set by ``prepare``."""
@@ -194,8 +206,8 @@ def _run_stage(
     model = case.backend.chat_model(case.ctx, stage, rr.round_index, case_id=case.candidate.case_id)
     call_model = None
     params = case.backend.cache_params()
-    if case.cache is not None and params is not None:
-        call_model = case.cache.caller(params, rr.round_index)
+    if (case.cache is not None and params is not None) or case.before_request is not None:
+        call_model = model_caller(case.cache, params, rr.round_index, case.before_request)
     srt = StageRuntime(
         stage=stage,
         model=case.bind(model, stage) if tools is None else bind(model, stage, tools),

@@ -10,7 +10,9 @@ it holds each case exactly once. One failing case never stops the batch: it is r
 
 The batch reads top to bottom in :func:`run_bench`: check the flags, load the taxonomy, list the
 candidates, lock the folder, then :func:`_run_locked`: start or resume the manifest, skip the
-finished cases, judge the pending ones (:meth:`_Run.judge_one` per case), sum up.
+finished cases, hand the pending ones to the executor (:mod:`judge.engine.executors`: local
+threads by default, or Ray actors), sum up. Whatever the executor, this process alone writes the
+run folder.
 """
 
 from __future__ import annotations
@@ -18,7 +20,6 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -27,8 +28,13 @@ from typing import Any
 from judge import __version__
 from judge.backends import Backend, BackendSettings, make_backend
 from judge.engine.agent import Budgets
-from judge.engine.cache import ModelCache
-from judge.engine.graph import CaseRuntime, judge_case
+from judge.engine.executors import (
+    EXECUTORS,
+    CostBudget,
+    Executor,
+    LocalExecutor,
+    RunJob,
+)
 from judge.engine.protocol import PROTOCOLS, manifest_fields, run_rubric
 from judge.engine.summary import (
     ErrorGroup,
@@ -39,7 +45,7 @@ from judge.engine.summary import (
     setting_notes,
     usd,
 )
-from judge.errors import BenchmarkError, PptJudgeError, RendererUnavailable
+from judge.errors import BenchmarkError
 from judge.render.pool import DEFAULT_DPI
 from judge.rundir import (
     RESULTS,
@@ -56,7 +62,6 @@ from judge.rundir import (
     write_model,
 )
 from judge.schema import (
-    ArtifactReport,
     Candidate,
     CaseResult,
     Policy,
@@ -69,13 +74,9 @@ from judge.schema import (
     Taxonomy,
     Usage,
 )
-from judge.tools import TOOLS
-from judge.tools.python import judge_tools
 
 RUN_LOCK = ".lock"
 """Lock file of a run folder (held while ``judge run`` writes it)."""
-CACHE_DIR = "cache"
-"""Model-call cache folder inside a run directory (default location)."""
 RESULTS_FLUSH_S = 2.0
 """Shortest interval between two rewrites of ``results.jsonl`` during a run (seconds); it is
 always rewritten at the end."""
@@ -83,6 +84,8 @@ DEFAULT_RENDER_TIMEOUT_S = 60.0
 """Seconds LibreOffice may spend on one deck (``judge run --render-timeout``)."""
 DEFAULT_CASE_TIMEOUT_S = 1800.0
 """Overall deadline of one case, seconds (Stage 0, renders and every round)."""
+DEFAULT_CASE_RETRIES = 2
+"""``judge run --case-retries``: new attempts of a case whose Ray worker died under it."""
 RESUME_KEYS = ("judge", "model", "base_url", "rounds", "taxonomy_hash", "protocol", "rubric_hash")
 """``run.json`` fields a resumed run must share with the new command."""
 
@@ -121,6 +124,18 @@ class RunSettings:
     the case is recorded as the judge's error (retried by the next run)."""
     judge_sandbox: bool = False
     """Offer the model judge ``run_python`` (its own scripts, sandboxed; judge/tools/python.py)."""
+    rate_limit: float | None = None
+    """Model requests per minute across the whole run (every Ray worker); None: no limit."""
+    executor: str = "local"
+    """``local`` (threads of this process) or ``ray`` (:mod:`judge.engine.ray_executor`)."""
+    ray_address: str | None = None
+    """Ray cluster to join (``ray://host:10001``, ``host:6379`` or ``auto``); None: start a
+    local Ray instance for this run."""
+    ray_workers: int | None = None
+    """Ray worker actors (each with ``workers`` LibreOffice instances); None: one per CPU of
+    the cluster."""
+    case_retries: int = DEFAULT_CASE_RETRIES
+    """Times a case is started again on another worker after its worker was lost (Ray)."""
 
 
 @dataclass
@@ -154,6 +169,15 @@ class RunSummary:
     """True when the backend can price its calls (then ``usage.cost_usd`` is never None)."""
     notes: list[str] = field(default_factory=list)
     """Flags that did nothing with this backend (also sent to ``Progress.on_note``)."""
+    executor: str = "local"
+    executor_notes: list[str] = field(default_factory=list)
+    """What the executor wants said (Ray: workers, lost workers, retried cases)."""
+    retried: int = 0
+    """Case attempts started again after their (Ray) worker was lost."""
+    requests: int = 0
+    """Model requests the ``--rate-limit`` let through (0 without it)."""
+    request_span_s: float = 0.0
+    """Seconds between the first and the last of them."""
     error_groups: list[ErrorGroup] = field(default_factory=list)
     """Errored cases of the run (reused ones too) grouped by cause, largest group first."""
     stopped: str | None = None
@@ -172,87 +196,13 @@ class Progress:
     """A flag that does nothing with this backend (said before judging starts)."""
 
 
-class _Budget:
-    """Running cost of this invocation against ``--max-cost`` (thread-safe)."""
+def make_executor(settings: RunSettings) -> Executor:
+    """The executor ``--executor`` names (Ray is imported only when asked for)."""
+    if settings.executor == "ray":
+        from judge.engine.ray_executor import RayExecutor
 
-    def __init__(self, limit: float | None) -> None:
-        self.limit = limit
-        self.usage = Usage()
-        self.rounds = 0
-        self.copied = 0
-        self.skipped = 0
-        self._lock = threading.Lock()
-
-    def add(self, result: RoundResult) -> None:
-        with self._lock:
-            self.usage = self.usage + result.usage
-            if result.copied_from is not None:
-                self.copied += 1
-            elif result.status == "skipped":
-                self.skipped += 1
-            else:
-                self.rounds += 1
-
-    def may_start(self) -> bool:
-        if self.limit is None:
-            return True
-        with self._lock:
-            return (self.usage.cost_usd or 0.0) < self.limit
-
-
-class LazyPool:
-    """The LibreOffice pool, started on the first render (a resumed run whose cases are all
-    rendered never starts it). A pool that cannot start is a run problem, not an artifact
-    failure: it raises :class:`PptJudgeError` (not :class:`RenderError`) for every case."""
-
-    def __init__(self, workers: int, timeout: float, dpi: int, pool: Any = None) -> None:
-        self.workers, self.timeout, self.dpi = workers, timeout, dpi
-        self._pool: Any = pool
-        self._owned = pool is None
-        self._failed: str | None = None
-        self._lock = threading.Lock()
-
-    def get(self) -> Any:
-        from judge.errors import RenderError
-        from judge.render.pool import RenderPool
-
-        with self._lock:
-            if self._failed is not None:
-                raise RendererUnavailable(self._failed)
-            if self._pool is None:
-                try:
-                    self._pool = RenderPool(self.workers, self.timeout, self.dpi)
-                except RenderError as exc:
-                    self._failed = f"LibreOffice could not start: {exc}"
-                    raise RendererUnavailable(self._failed) from exc
-            return self._pool
-
-    def render(self, pptx: Path, png: Path) -> RenderResult:
-        from judge.artifact.ooxml import requested_fonts
-
-        try:
-            fonts = requested_fonts(pptx)
-        except PptJudgeError:
-            fonts = None
-        result: RenderResult = self.get().render(pptx, png, requested_fonts=fonts)
-        return result
-
-    def export_svg(self, pptx: Path) -> bytes:
-        data: bytes = self.get().export_svg(pptx)
-        return data
-
-    def render_pictures(self, deck: bytes) -> bytes:
-        """Stage 0's picture-only render (PNG bytes) of deck bytes built in memory."""
-        from judge.artifact.renderscreen import SCREEN_DPI
-
-        png: bytes = self.get().render_bytes(deck, dpi=SCREEN_DPI, name="picture-only deck")
-        return png
-
-    def close(self) -> None:
-        with self._lock:
-            if self._pool is not None and self._owned:
-                self._pool.close()
-                self._pool = None
+        return RayExecutor()
+    return LocalExecutor()
 
 
 def manifest_for(
@@ -329,30 +279,6 @@ def write_results(run: Path, results: list[CaseResult]) -> Path:
     return path
 
 
-def error_result(
-    candidate: Candidate,
-    cd: CaseDir,
-    tax: Taxonomy,
-    tax_hash: str,
-    policy: Policy,
-    error: str,
-    protocol: ProtocolName = "pptbench",
-) -> CaseResult:
-    """The record of a case that could not be judged (an unexpected failure)."""
-    from scoring.case import build_case_result
-
-    report = None
-    if cd.stage0.is_file():
-        try:
-            report = ArtifactReport.model_validate_json(cd.stage0.read_text(encoding="utf-8"))
-        except ValueError:
-            report = None
-    result = build_case_result(candidate, report, [], tax, tax_hash, policy, error=error)
-    if result.error is None:  # an invalid artifact needs no judging: its result stands
-        return result.model_copy(update={"protocol": protocol})
-    return result.model_copy(update={"error": error, "protocol": protocol})
-
-
 def check_settings(settings: RunSettings) -> None:
     """Refuse flag values that could only make cases error (or be silently replaced), before
     anything is written; the message names the flag."""
@@ -387,6 +313,22 @@ def check_settings(settings: RunSettings) -> None:
         (b.max_tokens >= 1, f"--max-tokens must be at least 1, not {b.max_tokens}"),
         (b.temperature >= 0, f"--temperature must not be negative, not {b.temperature}"),
         (
+            settings.rate_limit is None or settings.rate_limit > 0,
+            f"--rate-limit must be positive, not {settings.rate_limit}",
+        ),
+        (
+            settings.executor in EXECUTORS,
+            f"--executor must be one of {', '.join(EXECUTORS)}, not {settings.executor!r}",
+        ),
+        (
+            settings.ray_workers is None or settings.ray_workers >= 1,
+            f"--ray-workers must be at least 1, not {settings.ray_workers}",
+        ),
+        (
+            settings.case_retries >= 0,
+            f"--case-retries must not be negative, not {settings.case_retries}",
+        ),
+        (
             settings.protocol in PROTOCOLS,
             f"--protocol must be pptbench or refigbench, not {settings.protocol!r}",
         ),
@@ -411,11 +353,13 @@ def run_bench(
     settings: RunSettings,
     progress: Progress | None = None,
     render_pool: Any = None,
+    executor: Executor | None = None,
 ) -> RunSummary:
     """Judge a benchmark into the run directory ``out`` (created, or resumed).
 
     ``render_pool``: a running :class:`judge.render.pool.RenderPool` to use (left open); by default
-    the run starts its own on the first render and closes it at the end.
+    the run starts its own on the first render and closes it at the end (local executor).
+    ``executor``: where cases are judged; default the one ``settings.executor`` names.
     """
     from taxonomy.loader import load_taxonomy, taxonomy_hash
 
@@ -446,9 +390,6 @@ def run_bench(
     out.mkdir(parents=True, exist_ok=True)
     lock = _lock_run(out)
     try:
-        cache = None
-        if settings.cache and backend.cache_params() is not None:
-            cache = ModelCache(settings.cache_dir or out / CACHE_DIR)
         run = _Run(
             out=out,
             settings=settings,
@@ -456,11 +397,11 @@ def run_bench(
             tax=tax,
             tax_hash=tax_hash,
             backend=backend,
-            pool=LazyPool(settings.workers, settings.render_timeout_s, dpi, render_pool),
+            dpi=dpi,
+            render_pool=render_pool,
+            executor=executor or make_executor(settings),
             candidates=candidates,
-            budget=_Budget(settings.max_cost_usd),
-            cache=cache,
-            slots=threading.Semaphore(settings.concurrency),
+            budget=CostBudget(settings.max_cost_usd),
             generation_costs=generation_costs(bench),
         )
         run.rubric, run.rubric_hash = run_rubric(settings.protocol, settings.rubric_path)
@@ -492,13 +433,13 @@ class _Run:
     tax: Taxonomy
     tax_hash: str
     backend: Backend
-    pool: LazyPool
+    dpi: int
+    render_pool: Any
+    """A running RenderPool given by the caller (local executor), or None."""
+    executor: Executor
     candidates: list[Candidate]
     """The whole benchmark, in benchmark order."""
-    budget: _Budget
-    cache: ModelCache | None
-    slots: threading.Semaphore
-    """Shared limit on rounds judged at the same time across cases."""
+    budget: CostBudget
     rubric: Rubric | None = None
     """The ReFigBench rubric (``--protocol refigbench``)."""
     rubric_hash: str = ""
@@ -527,56 +468,21 @@ class _Run:
         with self._lock:
             self.results[cand.case_id] = result
 
-    def on_round(self, result: RoundResult) -> None:
-        self.budget.add(result)
-        self.progress.on_round(result)
-
-    def runtime(self, cand: Candidate, cd: CaseDir) -> CaseRuntime:
-        """What the case graph needs to judge ``cand``."""
-        return CaseRuntime(
-            candidate=cand,
-            case_dir=cd,
+    def job(self) -> RunJob:
+        """What the executor needs to judge this run's cases."""
+        return RunJob(
+            out=self.out,
+            settings=self.settings,
             backend=self.backend,
             taxonomy=self.tax,
             taxonomy_hash=self.tax_hash,
-            policy=self.settings.policy,
-            tools=judge_tools(TOOLS, self.settings.judge_sandbox),
-            render=self.pool.render,
-            export_svg=self.pool.export_svg,
-            render_pictures=self.pool.render_pictures,
-            budgets=self.settings.budgets,
-            early_stop=self.settings.early_stop,
-            cache=self.cache,
-            may_start=self.budget.may_start,
-            on_round=self.on_round,
-            slots=self.slots,
-            protocol=self.settings.protocol,
+            dpi=self.dpi,
+            budget=self.budget,
+            on_round=self.progress.on_round,
+            render_pool=self.render_pool,
             rubric=self.rubric,
             rubric_hash=self.rubric_hash,
-            lpips_weights=self.settings.lpips_weights,
-            deadline=time.monotonic() + self.settings.case_timeout_s,
         )
-
-    def failed(self, cand: Candidate, cd: CaseDir, error: str) -> CaseResult:
-        """Record (``case.json``) and return the errored result of a case."""
-        s = self.settings
-        result = error_result(cand, cd, self.tax, self.tax_hash, s.policy, error, s.protocol)
-        write_model(cd.case_json, result)
-        return result
-
-    def judge_one(self, cand: Candidate) -> CaseResult | None:
-        """Judge one case; None when the cost budget left it unstarted or unfinished."""
-        cd = case_dir(self.out, cand.config_id, cand.task_id)
-        if not self.budget.may_start():
-            return None
-        if not Path(cand.reference).is_file():
-            missing = f"{cand.pptx}: no task {cand.task_id!r} ({cand.reference} is missing)"
-            return self.failed(cand, cd, missing)
-        try:
-            rounds = self.settings.rounds
-            return judge_case(self.runtime(cand, cd), rounds, max_concurrency=rounds)
-        except Exception as exc:  # noqa: BLE001 - one failing case never stops the batch
-            return self.failed(cand, cd, f"{type(exc).__name__}: {exc}")
 
 
 def generation_costs(bench: Path) -> dict[str, float | None]:
@@ -614,28 +520,25 @@ def _pending(run: _Run, summary: RunSummary) -> list[Candidate]:
 
 
 def _judge_all(run: _Run, pending: list[Candidate], summary: RunSummary) -> None:
-    """Judge the pending cases, ``concurrency`` at a time; ``results.jsonl`` kept current."""
+    """Judge the pending cases on the executor; ``results.jsonl`` kept current."""
+
+    def on_result(cand: Candidate, result: CaseResult | None) -> None:
+        if result is None:
+            summary.unfinished += 1
+        else:
+            run.record(cand, result)
+            summary.judged += 1
+            run.flush()
+        run.progress.on_case(cand, result)
+
     try:
-        ex = ThreadPoolExecutor(max_workers=run.settings.concurrency, thread_name_prefix="case")
-        futures = {ex.submit(run.judge_one, c): c for c in pending}
-        try:
-            for fut in as_completed(futures):
-                cand = futures[fut]
-                result = fut.result()
-                if result is None:
-                    summary.unfinished += 1
-                else:
-                    run.record(cand, result)
-                    summary.judged += 1
-                    run.flush()
-                run.progress.on_case(cand, result)
-        except BaseException:
-            ex.shutdown(wait=False, cancel_futures=True)
-            raise
-        ex.shutdown()
+        report = run.executor.run(run.job(), pending, on_result)
     finally:
-        run.pool.close()
         run.flush(force=True)
+    summary.executor = run.settings.executor
+    summary.retried = report.retried
+    summary.executor_notes = report.notes
+    summary.requests, summary.request_span_s = report.requests, report.request_span_s
 
 
 def _summarise(run: _Run, summary: RunSummary, t0: float) -> None:

@@ -19,8 +19,9 @@ from pathlib import Path
 from typing import Any
 
 from judge.backends.replay import ReplayBackend
+from judge.engine.executors import LazyPool
 from judge.engine.graph import CaseRuntime, make_context, run_round
-from judge.engine.runner import DEFAULT_RENDER_TIMEOUT_S, LazyPool
+from judge.engine.runner import DEFAULT_RENDER_TIMEOUT_S
 from judge.engine.trajectory import read_trajectory
 from judge.errors import BenchmarkError
 from judge.render.pool import DEFAULT_DPI
