@@ -297,6 +297,67 @@ def _edge_boxes(r: Readings, d: Discrepancy) -> tuple[Any, Any]:
     return ref_box, _union(r.ren.node(ca).box, r.ren.node(cb).box)
 
 
+def _edge_lookup(g: Graph) -> dict[tuple[str, str], str]:
+    return {(e.src, e.dst): e.direction for e in g.edges}
+
+
+def _edge_disc(kind: str, r: Readings, s: str, d: str, evidence: str) -> Discrepancy:
+    ls, ld = r.ref.node(s).label, r.ref.node(d).label
+    return Discrepancy(
+        kind,
+        f'edge "{ls}" -> "{ld}"',
+        evidence,
+        f"edge:{normalise_label(ls)}>{normalise_label(ld)}",
+        True,
+    )
+
+
+def edge_tree_pass(r: Readings, found: list[Discrepancy]) -> list[Judged]:
+    """Edge discrepancies the render reading missed, proved by the tree: a reference edge
+    read with its head (``high``) that the tree draws the other way round (a connector whose
+    order it knows) or leads elsewhere, while the render reading does not show it as the
+    reference has it. Reading mistakes the two rasters share cannot fire this: the render
+    must fail to show the reference's edge."""
+    if r.tree is None or r.m_tree is None:
+        return []
+    seen = {d.key for d in found if d.kind in ("reversed_edge", "rewired_edge")}
+    tree_e, ren_e, ref_e = _edge_lookup(r.tree), _edge_lookup(r.ren), _edge_lookup(r.ref)
+    inv_tree = {v: k for k, v in r.m_tree.pairs.items()}
+    out: list[Judged] = []
+    for (s, d), how in ref_e.items():
+        if how != "high" or (d, s) in ref_e:
+            continue
+        ts, td = r.m_tree.pairs.get(s), r.m_tree.pairs.get(d)
+        rs, rd = r.m_ren.pairs.get(s), r.m_ren.pairs.get(d)
+        if ts is None or td is None or rs is None or rd is None:
+            continue
+        if (ts, td) in tree_e or ren_e.get((rs, rd)) in ("high", "medium"):
+            continue  # the tree joins them this way, or the render shows the edge as drawn
+        d0 = _edge_disc("reversed_edge", r, s, d, "")
+        if d0.key in seen:
+            continue
+        if tree_e.get((td, ts)) == "high":
+            disc = _edge_disc("reversed_edge", r, s, d, "the deck's connector points the other way")
+            checks = ["the tree's connector has its head at the source end",
+                      "the render reading does not show the reference's direction"]  # fmt: skip
+            out.append(Judged(disc, True, 0.8, checks))
+            continue
+        if (td, ts) in tree_e:
+            continue  # joined, direction unknown to the tree
+        elsewhere = [
+            x for (a, x) in tree_e if a == ts and x in inv_tree and (s, inv_tree[x]) not in ref_e
+        ]
+        if elsewhere:
+            target = r.ref.node(inv_tree[elsewhere[0]]).label
+            disc = _edge_disc("rewired_edge", r, s, d, f'the deck leads it to "{target}" instead')
+            checks = [
+                f'the tree joins no line between these nodes but one from the source to "{target}"',
+                "the render reading does not show the reference's edge",
+            ]
+            out.append(Judged(disc, True, 0.75, checks))
+    return out
+
+
 def judge_discrepancies(r: Readings, found: list[Discrepancy]) -> list[Judged]:
     """Evidence for each discrepancy of the render reading against the reference reading."""
     inv = {v: k for k, v in r.m_ren.pairs.items()}
@@ -371,6 +432,9 @@ def semantic_comparison(ctx: ToolContext) -> dict[str, Any]:
         _, found = compare(r.ref, r.ren)
         judged = judge_discrepancies(r, found)
         judged += absence_pass(r, found)
+        for j in edge_tree_pass(r, found):
+            j.ref_box, j.cand_box = _edge_boxes(r, j.d)
+            judged.append(j)
         tree_only: list[dict[str, Any]] = []
         if r.tree is not None:
             tree_only = [discrepancy_dict(d) for d in compare(r.ref, r.tree)[1]]
