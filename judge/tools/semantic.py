@@ -37,6 +37,7 @@ from judge.tools.ocr import box_to_frame, ocr_full
 from judge.tools.thresholds import (
     EXTRA_TREE_MATCH_DISTANCE,
     OCR_CONFIDENT,
+    PRESENT_MIN_CHARS,
     UNCONFIRMED_CONFIDENCE_FACTOR,
 )
 
@@ -145,9 +146,18 @@ def _tree_node_like(r: Readings, label: str) -> bool:
 def _judge_missing(r: Readings, d: Discrepancy, n: GNode) -> Judged:
     checks: list[str] = []
     absent = _absent_from_candidate(r, n.label, checks)
-    ok = absent and n.confidence >= OCR_CONFIDENT
-    conf = n.confidence if absent else n.confidence * UNCONFIRMED_CONFIDENCE_FACTOR
+    ok = absent and n.confidence >= OCR_CONFIDENT and _long_enough(n.label, checks)
+    conf = n.confidence if ok else n.confidence * UNCONFIRMED_CONFIDENCE_FACTOR
     return Judged(d, ok, conf, checks, ref_box=n.box)
+
+
+def _long_enough(label: str, checks: list[str]) -> bool:
+    """Labels under PRESENT_MIN_CHARS ("1", "No") are no evidence: OCR misses and invents
+    them, and they are mostly step markers and edge labels."""
+    if len(compact(label)) >= PRESENT_MIN_CHARS:
+        return True
+    checks.append(f'"{label}" is too short to prove anything')
+    return False
 
 
 def _judge_extra(r: Readings, d: Discrepancy, c: GNode) -> Judged:
@@ -160,6 +170,7 @@ def _judge_extra(r: Readings, d: Discrepancy, c: GNode) -> Judged:
         f'the deck has a shape reading "{c.label}"' if in_tree else "no shape of the deck reads so"
     )
     ok = not in_ref and (in_tree if r.tree is not None else c.confidence >= OCR_CONFIDENT)
+    ok = ok and _long_enough(c.label, checks)
     conf = c.confidence if ok else c.confidence * UNCONFIRMED_CONFIDENCE_FACTOR
     return Judged(d, ok, conf, checks, cand_box=c.box)
 
@@ -240,6 +251,8 @@ def absence_pass(r: Readings, found: list[Discrepancy]) -> list[Judged]:
         lkey = f"label:{normalise_label(n.label)}"
         if not n.label or n.confidence < OCR_CONFIDENT or key in seen or lkey in seen:
             continue
+        if len(compact(n.label)) < PRESENT_MIN_CHARS:
+            continue  # "1", "No": step markers and edge labels; OCR misses and invents them
         checks: list[str] = []
         if _absent_from_candidate(r, n.label, checks):
             d = Discrepancy(
@@ -255,7 +268,9 @@ def absence_pass(r: Readings, found: list[Discrepancy]) -> list[Judged]:
     labels = [n.label for n in r.ref.nodes if n.label]
     for t in r.tree.nodes:
         key = f"node:{normalise_label(t.label)}"
-        if not t.label or key in seen or r.ref_text.has(t.label):
+        if not t.label or key in seen or len(compact(t.label)) < PRESENT_MIN_CHARS:
+            continue
+        if r.ref_text.has(t.label):
             continue
         if not r.ren_text.has(t.label):
             continue  # the render does not show it: a reading or layout question, not proof
@@ -313,11 +328,11 @@ def _edge_disc(kind: str, r: Readings, s: str, d: str, evidence: str) -> Discrep
 
 
 def edge_tree_pass(r: Readings, found: list[Discrepancy]) -> list[Judged]:
-    """Edge discrepancies the render reading missed, proved by the tree: a reference edge
-    read with its head (``high``) that the tree draws the other way round (a connector whose
-    order it knows) or leads elsewhere, while the render reading does not show it as the
-    reference has it. Reading mistakes the two rasters share cannot fire this: the render
-    must fail to show the reference's edge."""
+    """Rewired edges the render reading missed, proved by the tree: a reference edge read
+    with its head (``high``) between two nodes that neither the tree nor the render joins,
+    while the tree leads a line from its source to a node the reference does not join it to.
+    (A direction the tree and the reference reading disagree on is left to the two raster
+    readings: a reference arrowhead misread would otherwise fail faithful decks.)"""
     if r.tree is None or r.m_tree is None:
         return []
     seen = {d.key for d in found if d.kind in ("reversed_edge", "rewired_edge")}
@@ -333,23 +348,17 @@ def edge_tree_pass(r: Readings, found: list[Discrepancy]) -> list[Judged]:
             continue
         if (ts, td) in tree_e or ren_e.get((rs, rd)) in ("high", "medium"):
             continue  # the tree joins them this way, or the render shows the edge as drawn
-        d0 = _edge_disc("reversed_edge", r, s, d, "")
-        if d0.key in seen:
-            continue
-        if tree_e.get((td, ts)) == "high":
-            disc = _edge_disc("reversed_edge", r, s, d, "the deck's connector points the other way")
-            checks = ["the tree's connector has its head at the source end",
-                      "the render reading does not show the reference's direction"]  # fmt: skip
-            out.append(Judged(disc, True, 0.8, checks))
-            continue
-        if (td, ts) in tree_e:
-            continue  # joined, direction unknown to the tree
+        if (rd, rs) in ren_e or (rs, rd) in ren_e or (td, ts) in tree_e:
+            continue  # the render sees a line between them, or the tree joins them backwards:
+            # a direction question, left to the two raster readings
         elsewhere = [
             x for (a, x) in tree_e if a == ts and x in inv_tree and (s, inv_tree[x]) not in ref_e
         ]
         if elsewhere:
             target = r.ref.node(inv_tree[elsewhere[0]]).label
             disc = _edge_disc("rewired_edge", r, s, d, f'the deck leads it to "{target}" instead')
+            if disc.key in seen:
+                continue
             checks = [
                 f'the tree joins no line between these nodes but one from the source to "{target}"',
                 "the render reading does not show the reference's edge",
