@@ -107,6 +107,9 @@ def _whole_distance(a: str, b: str) -> float:
         return 0.0
     if not a or not b:
         return 1.0
+    longer = max(len(a), len(b))
+    if abs(len(a) - len(b)) / longer > PRESENT_MAX_DISTANCE:
+        return 1.0  # too different in length to be the same text (skips the alignment)
     return substring_distance(a, b) / max(len(a), len(b)) + abs(len(a) - len(b)) / max(
         len(a), len(b)
     )

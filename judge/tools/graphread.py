@@ -20,6 +20,7 @@ from scipy.optimize import linear_sum_assignment
 
 from judge.schema import ObjectTree, SlideObject
 from judge.tools.thresholds import (
+    DEFAULT_LINE_WIDTH_PT,
     ENDPOINT_TOLERANCE_FRAC,
     GLYPH_COVER_FRAC,
     GLYPH_MAX_LINE_HEIGHTS,
@@ -29,8 +30,12 @@ from judge.tools.thresholds import (
     LABEL_CHANGED_MIN_DISTANCE,
     LABEL_MATCH_MAX_DISTANCE,
     OCR_CONFIDENT,
+    PANEL_AREA_RATIO,
     POSITION_WEIGHT,
+    ROUNDRECT_DEFAULT_RADIUS,
     TEXT_INK_DIFF,
+    TREE_MIN_SIDE_FRAC,
+    UNLABELLED_LABEL_COST,
     UNLABELLED_MATCH_MAX_POSITION,
 )
 
@@ -406,7 +411,7 @@ def read_tree_graph(tree: ObjectTree, size: tuple[int, int]) -> Graph:
         if o.type in NODE_TYPES and o.bbox.w > 0 and o.bbox.h > 0 and not _line_like(o)
     ]
     boxes = {o.id: _px_box(o, w, h) for o in objs}
-    min_side = 0.01 * min(w, h)
+    min_side = TREE_MIN_SIDE_FRAC * min(w, h)
     shapes = [
         o for o in objs if o.type != "text_box" or o.fill_rgb is not None or o.line_rgb is not None
     ]
@@ -416,7 +421,7 @@ def read_tree_graph(tree: ObjectTree, size: tuple[int, int]) -> Graph:
     panel_ids = set()
     for o in shapes:
         inner = [q for q in shapes if q.id != o.id and _contains(boxes[o.id], boxes[q.id])]
-        if len(inner) >= 2 and boxes[o.id][2] * boxes[o.id][3] > 2.5 * max(
+        if len(inner) >= 2 and boxes[o.id][2] * boxes[o.id][3] > PANEL_AREA_RATIO * max(
             boxes[q.id][2] * boxes[q.id][3] for q in inner
         ):
             panel_ids.add(o.id)
@@ -453,7 +458,7 @@ def read_tree_graph(tree: ObjectTree, size: tuple[int, int]) -> Graph:
                 corner_radius_frac=(
                     o.adjustments[0]
                     if o.geometry == "roundRect" and o.adjustments
-                    else (0.16667 if o.geometry == "roundRect" else 0.0)
+                    else (ROUNDRECT_DEFAULT_RADIUS if o.geometry == "roundRect" else 0.0)
                 ),
                 lines=len([p for p in label.split("\n") if p.strip()]) if label else 0,
                 bold=src.bold if src.text.strip() else o.bold,
@@ -518,7 +523,9 @@ def read_tree_graph(tree: ObjectTree, size: tuple[int, int]) -> Graph:
                     dst=d,
                     direction=conf,
                     dashed=o.dash is not None and o.dash != "solid",
-                    thickness_px=(o.line_width_pt or 0.75) * h / tree.slide_height_pt,
+                    thickness_px=(o.line_width_pt or DEFAULT_LINE_WIDTH_PT)
+                    * h
+                    / tree.slide_height_pt,
                     head=tail if s == a else head,
                     source=f"shape:{o.id}",
                 )
@@ -554,7 +561,7 @@ def match_nodes(a: Graph, b: Graph) -> Match:
         pos = np.sqrt(((pa[:, None, :] - pb[None, :, :]) ** 2).sum(axis=2)) / np.sqrt(2)
         lab = np.array([[label_distance(x.label, y.label) for y in nb] for x in na])
         unl = np.array([[not x.label or not y.label for y in nb] for x in na])
-        lab_eff = np.where(unl, 0.5, lab)
+        lab_eff = np.where(unl, UNLABELLED_LABEL_COST, lab)
         cost = lab_eff + POSITION_WEIGHT * pos
         ok = np.where(unl, pos <= UNLABELLED_MATCH_MAX_POSITION, lab <= LABEL_MATCH_MAX_DISTANCE)
         big = 1e6

@@ -22,6 +22,8 @@ from judge.tools.ocr import box_to_frame, region_to_image
 from judge.tools.thresholds import (
     BG_SAME_DE,
     CORNER_SHARP_PX,
+    ELLIPSE_MIN_EXTENT,
+    HEAD_MAX_CONTENT_FRAC,
     HEAD_MAX_EXTENT,
     HEAD_MAX_SIDE_FACTOR,
     HOLE_FILL_MIN_EXTENT,
@@ -31,6 +33,8 @@ from judge.tools.thresholds import (
     MAX_DEPTH,
     MIN_NODE_EXTENT,
     MIN_NODE_SIDE_PER_KPX,
+    RECT_MIN_EXTENT,
+    ROUNDED_MIN_RADIUS_FRAC,
     SHADOW_MAX_DIFF,
     SHADOW_MAX_SPREAD,
     SHADOW_MIN_GRADIENT,
@@ -297,7 +301,7 @@ def _scan(
             continue
         if extent < HEAD_MAX_EXTENT and max(w, h) < HEAD_MAX_SIDE_FACTOR * min_side:
             continue  # a big arrowhead (a small triangle), not a node
-        if extent < 0.9 and max(w, h) < HEAD_MAX_SIDE_FACTOR * min_side:
+        if extent < RECT_MIN_EXTENT and max(w, h) < HEAD_MAX_SIDE_FACTOR * min_side:
             # a small solid non-rectangular blob with nothing inside: an arrowhead with a stub
             # of a thick shaft (text or an outline inside would make it a small node)
             core = erode(labels[y : y + h, x : x + w] == i, 2) > 0
@@ -305,7 +309,7 @@ def _scan(
             if px.size == 0:
                 continue
             med = np.median(px, axis=0)
-            if float((np.abs(px - med).max(axis=1) > INK_DIFF).mean()) < 0.05:
+            if float((np.abs(px - med).max(axis=1) > INK_DIFF).mean()) < HEAD_MAX_CONTENT_FRAC:
                 continue
         comp = labels[y : y + h, x : x + w] == i
         # trim protrusions (arrowheads, line stubs) with an opening scaled to the blob
@@ -344,11 +348,11 @@ def _scan(
             fill = None
         inset = max(0.0, _corner_inset(shape_mask) - CORNER_SHARP_PX)
         radius = inset * math.sqrt(2) / (math.sqrt(2) - 1)
-        if extent >= 0.9:
-            shape = "rounded" if radius > 0.08 * min(w, h) else "rect"
-        elif extent >= 0.7:
+        if extent >= RECT_MIN_EXTENT:
+            shape = "rounded" if radius > ROUNDED_MIN_RADIUS_FRAC * min(w, h) else "rect"
+        elif extent >= ELLIPSE_MIN_EXTENT:
             shape = "ellipse"
-        elif extent >= 0.45:
+        elif extent >= MIN_NODE_EXTENT:
             shape = "diamond"
         else:
             shape = "other"

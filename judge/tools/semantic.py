@@ -37,6 +37,7 @@ from judge.tools.ocr import box_to_frame, ocr_full
 from judge.tools.thresholds import (
     EXTRA_TREE_MATCH_DISTANCE,
     OCR_CONFIDENT,
+    PRESENT_MIN_CHARS,
     UNCONFIRMED_CONFIDENCE_FACTOR,
 )
 
@@ -145,9 +146,18 @@ def _tree_node_like(r: Readings, label: str) -> bool:
 def _judge_missing(r: Readings, d: Discrepancy, n: GNode) -> Judged:
     checks: list[str] = []
     absent = _absent_from_candidate(r, n.label, checks)
-    ok = absent and n.confidence >= OCR_CONFIDENT
-    conf = n.confidence if absent else n.confidence * UNCONFIRMED_CONFIDENCE_FACTOR
+    ok = absent and n.confidence >= OCR_CONFIDENT and _long_enough(n.label, checks)
+    conf = n.confidence if ok else n.confidence * UNCONFIRMED_CONFIDENCE_FACTOR
     return Judged(d, ok, conf, checks, ref_box=n.box)
+
+
+def _long_enough(label: str, checks: list[str]) -> bool:
+    """Labels under PRESENT_MIN_CHARS ("1", "No") are no evidence: OCR misses and invents
+    them, and they are mostly step markers and edge labels."""
+    if len(compact(label)) >= PRESENT_MIN_CHARS:
+        return True
+    checks.append(f'"{label}" is too short to prove anything')
+    return False
 
 
 def _judge_extra(r: Readings, d: Discrepancy, c: GNode) -> Judged:
@@ -160,6 +170,7 @@ def _judge_extra(r: Readings, d: Discrepancy, c: GNode) -> Judged:
         f'the deck has a shape reading "{c.label}"' if in_tree else "no shape of the deck reads so"
     )
     ok = not in_ref and (in_tree if r.tree is not None else c.confidence >= OCR_CONFIDENT)
+    ok = ok and _long_enough(c.label, checks)
     conf = c.confidence if ok else c.confidence * UNCONFIRMED_CONFIDENCE_FACTOR
     return Judged(d, ok, conf, checks, cand_box=c.box)
 
@@ -240,6 +251,8 @@ def absence_pass(r: Readings, found: list[Discrepancy]) -> list[Judged]:
         lkey = f"label:{normalise_label(n.label)}"
         if not n.label or n.confidence < OCR_CONFIDENT or key in seen or lkey in seen:
             continue
+        if len(compact(n.label)) < PRESENT_MIN_CHARS:
+            continue  # "1", "No": step markers and edge labels; OCR misses and invents them
         checks: list[str] = []
         if _absent_from_candidate(r, n.label, checks):
             d = Discrepancy(
@@ -255,7 +268,9 @@ def absence_pass(r: Readings, found: list[Discrepancy]) -> list[Judged]:
     labels = [n.label for n in r.ref.nodes if n.label]
     for t in r.tree.nodes:
         key = f"node:{normalise_label(t.label)}"
-        if not t.label or key in seen or r.ref_text.has(t.label):
+        if not t.label or key in seen or len(compact(t.label)) < PRESENT_MIN_CHARS:
+            continue
+        if r.ref_text.has(t.label):
             continue
         if not r.ren_text.has(t.label):
             continue  # the render does not show it: a reading or layout question, not proof
@@ -295,6 +310,61 @@ def _edge_boxes(r: Readings, d: Discrepancy) -> tuple[Any, Any]:
     if ca is None or cb is None:
         return ref_box, None
     return ref_box, _union(r.ren.node(ca).box, r.ren.node(cb).box)
+
+
+def _edge_lookup(g: Graph) -> dict[tuple[str, str], str]:
+    return {(e.src, e.dst): e.direction for e in g.edges}
+
+
+def _edge_disc(kind: str, r: Readings, s: str, d: str, evidence: str) -> Discrepancy:
+    ls, ld = r.ref.node(s).label, r.ref.node(d).label
+    return Discrepancy(
+        kind,
+        f'edge "{ls}" -> "{ld}"',
+        evidence,
+        f"edge:{normalise_label(ls)}>{normalise_label(ld)}",
+        True,
+    )
+
+
+def edge_tree_pass(r: Readings, found: list[Discrepancy]) -> list[Judged]:
+    """Rewired edges the render reading missed, proved by the tree: a reference edge read
+    with its head (``high``) between two nodes that neither the tree nor the render joins,
+    while the tree leads a line from its source to a node the reference does not join it to.
+    (A direction the tree and the reference reading disagree on is left to the two raster
+    readings: a reference arrowhead misread would otherwise fail faithful decks.)"""
+    if r.tree is None or r.m_tree is None:
+        return []
+    seen = {d.key for d in found if d.kind in ("reversed_edge", "rewired_edge")}
+    tree_e, ren_e, ref_e = _edge_lookup(r.tree), _edge_lookup(r.ren), _edge_lookup(r.ref)
+    inv_tree = {v: k for k, v in r.m_tree.pairs.items()}
+    out: list[Judged] = []
+    for (s, d), how in ref_e.items():
+        if how != "high" or (d, s) in ref_e:
+            continue
+        ts, td = r.m_tree.pairs.get(s), r.m_tree.pairs.get(d)
+        rs, rd = r.m_ren.pairs.get(s), r.m_ren.pairs.get(d)
+        if ts is None or td is None or rs is None or rd is None:
+            continue
+        if (ts, td) in tree_e or ren_e.get((rs, rd)) in ("high", "medium"):
+            continue  # the tree joins them this way, or the render shows the edge as drawn
+        if (rd, rs) in ren_e or (rs, rd) in ren_e or (td, ts) in tree_e:
+            continue  # the render sees a line between them, or the tree joins them backwards:
+            # a direction question, left to the two raster readings
+        elsewhere = [
+            x for (a, x) in tree_e if a == ts and x in inv_tree and (s, inv_tree[x]) not in ref_e
+        ]
+        if elsewhere:
+            target = r.ref.node(inv_tree[elsewhere[0]]).label
+            disc = _edge_disc("rewired_edge", r, s, d, f'the deck leads it to "{target}" instead')
+            if disc.key in seen:
+                continue
+            checks = [
+                f'the tree joins no line between these nodes but one from the source to "{target}"',
+                "the render reading does not show the reference's edge",
+            ]
+            out.append(Judged(disc, True, 0.75, checks))
+    return out
 
 
 def judge_discrepancies(r: Readings, found: list[Discrepancy]) -> list[Judged]:
@@ -371,6 +441,9 @@ def semantic_comparison(ctx: ToolContext) -> dict[str, Any]:
         _, found = compare(r.ref, r.ren)
         judged = judge_discrepancies(r, found)
         judged += absence_pass(r, found)
+        for j in edge_tree_pass(r, found):
+            j.ref_box, j.cand_box = _edge_boxes(r, j.d)
+            judged.append(j)
         tree_only: list[dict[str, Any]] = []
         if r.tree is not None:
             tree_only = [discrepancy_dict(d) for d in compare(r.ref, r.tree)[1]]

@@ -292,3 +292,37 @@ tolerances (jitter within a few tolerances is rendering, not layout)."""
 
 NEIGHBOUR_GAP_FRAC = 0.35
 """Node pairs closer than this share of the diagram's extent are neighbours whose gap counts."""
+
+
+# ------------------------------------------------------------------------------------------
+# Named literals of the readers (nodes.py, graphread.py)
+
+RECT_MIN_EXTENT = 0.9
+"""A blob filling this share of its box is a rectangle (rounded or not); below, a small one
+with nothing inside is an arrowhead with a stub of shaft."""
+
+ELLIPSE_MIN_EXTENT = 0.7
+"""Extent of an ellipse (0.785) down to this; diamonds (0.5) lie below it."""
+
+ROUNDED_MIN_RADIUS_FRAC = 0.08
+"""A rectangle whose corner radius exceeds this share of its short side is rounded."""
+
+HEAD_MAX_CONTENT_FRAC = 0.05
+"""A small non-rectangular blob with under this share of non-fill pixels inside is an
+arrowhead (text or an outline inside would make it a small node)."""
+
+TREE_MIN_SIDE_FRAC = 0.01
+"""Object-tree shapes thinner than this share of the render's short side are not nodes."""
+
+PANEL_AREA_RATIO = 2.5
+"""A tree shape holding two or more shapes is a panel when its area exceeds the largest held
+shape's by this factor (a node with a text box inside is not a panel)."""
+
+ROUNDRECT_DEFAULT_RADIUS = 0.16667
+"""PowerPoint's default roundRect adjustment (corner radius over the short side)."""
+
+DEFAULT_LINE_WIDTH_PT = 0.75
+"""Line width when the tree does not state one (PowerPoint's default)."""
+
+UNLABELLED_LABEL_COST = 0.5
+"""Label cost of pairing a node with an unlabelled one (position decides)."""

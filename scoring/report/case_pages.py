@@ -273,9 +273,8 @@ def _gate_reasons_summary(rounds: Sequence[_RoundData]) -> str:
                     f' <span class="muted">(confidence {g.confidence:.2f})</span>'
                 )
                 if g.confirmed:
-                    items.append(
-                        f'<li><b style="color:{REASON_COLOUR}">G{tags[id(g)]}</b> {line}</li>'
-                    )
+                    tag = f' <b style="color:{REASON_COLOUR}">G{tags[id(g)]}</b>'
+                    items.append(f"<li>{line}{tag}</li>")
                 else:
                     unconfirmed.append(f"<li>{line}</li>")
     out = f"<ul>{''.join(items)}</ul>" if items else ""
