@@ -9,6 +9,7 @@ import os
 import shutil
 import signal
 import sys
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -150,6 +151,8 @@ def test_worker_killed_mid_case_is_retried_on_another_worker(
     assert summary.retried >= 1
     assert summary.errors == 0 and summary.judged == 3
     assert any(f"(pid {killed[0][1]}) lost" in n for n in summary.executor_notes)
+    # the replacement worker deleted the killed worker's scratch folder
+    assert not list(Path(tempfile.gettempdir()).glob(f"pptjudge-ray-{killed[0][1]}-*"))
     want = [x for x in lines(local_run[0]) if '"config_id":"agent-careful"' in x]
     assert lines(out) == want
 

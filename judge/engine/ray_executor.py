@@ -318,6 +318,24 @@ class WorkerSpec:
     """The ``--lpips-weights`` file, when given."""
 
 
+SCRATCH_PREFIX = "pptjudge-ray-"
+"""Scratch folders of case workers: ``<tmp>/pptjudge-ray-<pid>-<worker>-<random>``."""
+
+
+def _remove_dead_scratch() -> None:
+    """Delete the scratch folders of workers that were killed (their process is gone)."""
+    for folder in Path(tempfile.gettempdir()).glob(f"{SCRATCH_PREFIX}*"):
+        pid = folder.name[len(SCRATCH_PREFIX) :].split("-", 1)[0]
+        if not pid.isdigit():
+            continue
+        try:
+            os.kill(int(pid), 0)
+        except ProcessLookupError:
+            shutil.rmtree(folder, ignore_errors=True)
+        except OSError:
+            continue  # alive, another user's
+
+
 class CaseWorker:
     """A Ray actor judging cases: warm LibreOffice instances, the tasks it has seen."""
 
@@ -326,7 +344,8 @@ class CaseWorker:
 
         self.name = spec.name
         self.coord = coord
-        self.root = Path(tempfile.mkdtemp(prefix=f"pptjudge-ray-{spec.name}-"))
+        _remove_dead_scratch()
+        self.root = Path(tempfile.mkdtemp(prefix=f"{SCRATCH_PREFIX}{os.getpid()}-{spec.name}-"))
         s = spec.settings
         if spec.replay_script is not None:
             script = self.root / "replay-script.jsonl"
