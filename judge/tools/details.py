@@ -295,7 +295,7 @@ def edge_findings(
 def detail_measurements(ctx: ToolContext) -> dict[str, Any]:
     """Per matched node and edge: aligned displacement, spacing, alignment, colours, corner
     radius, text height, dash, line width and arrowheads (reference raster vs candidate)."""
-    from judge.tools.graphs import raster_graph, tree_graph
+    from judge.tools.readings import raster_graph, tree_graph
 
     def compute() -> dict[str, Any]:
         ref = raster_graph(ctx, "reference")

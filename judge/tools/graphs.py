@@ -6,61 +6,13 @@ share one measurement.
 
 from __future__ import annotations
 
-from typing import Any
-
-from judge.tools.arrows import lines_cached
-from judge.tools.base import Tool, ToolContext, ToolOutput, memo
-from judge.tools.graphread import (
-    Graph,
-    read_raster_graph,
-    read_tree_graph,
-)
-from judge.tools.nodes import blobs_cached
-from judge.tools.ocr import ocr_full
-
-
-def raster_graph(ctx: ToolContext, which: str) -> Graph:
-    """The graph read from the reference image or the candidate render, once per case."""
-
-    def compute() -> Graph:
-        img = ctx.image(which)
-        return read_raster_graph(
-            "reference" if which == "reference" else "render",
-            (img.shape[1], img.shape[0]),
-            blobs_cached(ctx, which),
-            lines_cached(ctx, which),
-            ocr_full(ctx, which),
-            img,
-        )
-
-    return memo(ctx, f"graph:{which}", compute)
-
-
-def tree_graph(ctx: ToolContext) -> Graph | None:
-    """The graph of the candidate's object tree in the render's pixel frame (None: no tree)."""
-
-    def compute() -> Graph | None:
-        if ctx.object_tree is None:
-            return None
-        img = ctx.image("candidate")
-        return read_tree_graph(ctx.object_tree, (img.shape[1], img.shape[0]))
-
-    return memo(ctx, "graph:tree", compute)
-
+from judge.tools.base import Tool, ToolContext, ToolOutput
+from judge.tools.details import detail_measurements
+from judge.tools.readings import raster_graph, tree_graph
 
 # ------------------------------------------------------------------------------------------
-# Stage 3 measurements
-
-
-def detail_measurements(ctx: ToolContext) -> dict[str, Any]:
-    """Stage 3 measurements of the case (``judge.tools.details``), once per case."""
-    from judge.tools.details import detail_measurements as measure
-
-    return measure(ctx)
-
-
-# ------------------------------------------------------------------------------------------
-# Tools
+# Tools (the readings are in judge.tools.readings, the Stage 3 measurements in
+# judge.tools.details)
 
 
 def reference_graph(ctx: ToolContext) -> ToolOutput:

@@ -82,7 +82,7 @@ def _tree_texts(ctx: ToolContext) -> list[str]:
 
 
 def readings(ctx: ToolContext) -> Readings:
-    from judge.tools.graphs import raster_graph, tree_graph
+    from judge.tools.readings import raster_graph, tree_graph
 
     ref = raster_graph(ctx, "reference")
     ren = raster_graph(ctx, "candidate")
