@@ -6,8 +6,6 @@ share one measurement.
 
 from __future__ import annotations
 
-from typing import Any
-
 from judge.tools.arrows import lines_cached
 from judge.tools.base import Tool, ToolContext, ToolOutput, memo
 from judge.tools.graphread import (
@@ -49,17 +47,6 @@ def tree_graph(ctx: ToolContext) -> Graph | None:
 
 
 # ------------------------------------------------------------------------------------------
-# Stage 3 measurements
-
-
-def detail_measurements(ctx: ToolContext) -> dict[str, Any]:
-    """Stage 3 measurements of the case (``judge.tools.details``), once per case."""
-    from judge.tools.details import detail_measurements as measure
-
-    return measure(ctx)
-
-
-# ------------------------------------------------------------------------------------------
 # Tools
 
 
@@ -85,30 +72,9 @@ def candidate_graph(ctx: ToolContext) -> ToolOutput:
     )
 
 
-def compare_graphs(ctx: ToolContext) -> ToolOutput:
-    """Compare the candidate's graph with the reference's: nodes matched by label similarity and
-    position after global alignment, edges compared with direction. Lists each discrepancy
-    (missing/extra node, changed label, missing/extra/reversed/rewired edge) with evidence and
-    whether it is confirmed (confident in the render reading and not contradicted by the object
-    tree). Unconfirmed ones may be reading errors.
-    """
-    from judge.tools.semantic import semantic_comparison
-
-    return ToolOutput(semantic_comparison(ctx))
-
-
-def measure_details(ctx: ToolContext) -> ToolOutput:
-    """Measure local differences of matched nodes and edges after global alignment (scale and
-    translation fitted on node centres): displaced nodes, changed spacing, lost alignments,
-    fill/outline colour (CIEDE2000), corner radius, text height, dash style, line width and
-    arrowhead style. Each finding names a taxonomy subtype, a location and the measured value.
-    """
-    return ToolOutput(detail_measurements(ctx))
-
-
 TOOLS = [
     Tool.from_function(reference_graph),
     Tool.from_function(candidate_graph),
-    Tool.from_function(compare_graphs),
-    Tool.from_function(measure_details),
 ]
+"""``compare_graphs`` is in :mod:`judge.tools.semantic`, ``measure_details`` in
+:mod:`judge.tools.details` (both read the graphs memoised here)."""
