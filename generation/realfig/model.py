@@ -25,8 +25,8 @@ horizontal - vertical through ``via`` (a bus drop); or a curve. ``points`` overr
 TextRole = Literal["title", "heading", "caption", "legend", "edge_label", "annotation", "code"]
 
 SHARED_ENV = "PPTJUDGE_SHARED"
-"""Environment variable naming the shared folder (default ``/work/shared``)."""
-DEFAULT_SHARED = Path("/work/shared")
+"""Environment variable naming the shared folder (default: ``shared/`` beside the checkout)."""
+DEFAULT_SHARED = Path(__file__).resolve().parents[2].parent / "shared"
 
 
 def shared_figures_dir() -> Path:

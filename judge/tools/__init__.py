@@ -22,6 +22,8 @@ _MODULES: list[str] = [
     "judge.tools.diff",
     "judge.tools.textfit",
     "judge.tools.graphs",
+    "judge.tools.semantic",
+    "judge.tools.details",
 ]
 
 

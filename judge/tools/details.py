@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from judge.tools.base import ToolContext, memo
+from judge.tools.base import Tool, ToolContext, ToolOutput, memo
 from judge.tools.colour import ciede2000_bgr, rgb_hex_to_bgr
 from judge.tools.graphread import GEdge, GNode, Graph, match_nodes
 from judge.tools.ocr import box_to_frame
@@ -295,7 +295,7 @@ def edge_findings(
 def detail_measurements(ctx: ToolContext) -> dict[str, Any]:
     """Per matched node and edge: aligned displacement, spacing, alignment, colours, corner
     radius, text height, dash, line width and arrowheads (reference raster vs candidate)."""
-    from judge.tools.readings import raster_graph, tree_graph
+    from judge.tools.graphs import raster_graph, tree_graph
 
     def compute() -> dict[str, Any]:
         ref = raster_graph(ctx, "reference")
@@ -320,3 +320,15 @@ def detail_measurements(ctx: ToolContext) -> dict[str, Any]:
         }
 
     return memo(ctx, "detail_measurements", compute)
+
+
+def measure_details(ctx: ToolContext) -> ToolOutput:
+    """Measure local differences of matched nodes and edges after global alignment (scale and
+    translation fitted on node centres): displaced nodes, changed spacing, lost alignments,
+    fill/outline colour (CIEDE2000), corner radius, text height, dash style, line width and
+    arrowhead style. Each finding names a taxonomy subtype, a location and the measured value.
+    """
+    return ToolOutput(detail_measurements(ctx))
+
+
+TOOLS = [Tool.from_function(measure_details)]

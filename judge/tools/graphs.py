@@ -6,13 +6,48 @@ share one measurement.
 
 from __future__ import annotations
 
-from judge.tools.base import Tool, ToolContext, ToolOutput
-from judge.tools.details import detail_measurements
-from judge.tools.readings import raster_graph, tree_graph
+from judge.tools.arrows import lines_cached
+from judge.tools.base import Tool, ToolContext, ToolOutput, memo
+from judge.tools.graphread import (
+    Graph,
+    read_raster_graph,
+    read_tree_graph,
+)
+from judge.tools.nodes import blobs_cached
+from judge.tools.ocr import ocr_full
+
+
+def raster_graph(ctx: ToolContext, which: str) -> Graph:
+    """The graph read from the reference image or the candidate render, once per case."""
+
+    def compute() -> Graph:
+        img = ctx.image(which)
+        return read_raster_graph(
+            "reference" if which == "reference" else "render",
+            (img.shape[1], img.shape[0]),
+            blobs_cached(ctx, which),
+            lines_cached(ctx, which),
+            ocr_full(ctx, which),
+            img,
+        )
+
+    return memo(ctx, f"graph:{which}", compute)
+
+
+def tree_graph(ctx: ToolContext) -> Graph | None:
+    """The graph of the candidate's object tree in the render's pixel frame (None: no tree)."""
+
+    def compute() -> Graph | None:
+        if ctx.object_tree is None:
+            return None
+        img = ctx.image("candidate")
+        return read_tree_graph(ctx.object_tree, (img.shape[1], img.shape[0]))
+
+    return memo(ctx, "graph:tree", compute)
+
 
 # ------------------------------------------------------------------------------------------
-# Tools (the readings are in judge.tools.readings, the Stage 3 measurements in
-# judge.tools.details)
+# Tools
 
 
 def reference_graph(ctx: ToolContext) -> ToolOutput:
@@ -37,30 +72,9 @@ def candidate_graph(ctx: ToolContext) -> ToolOutput:
     )
 
 
-def compare_graphs(ctx: ToolContext) -> ToolOutput:
-    """Compare the candidate's graph with the reference's: nodes matched by label similarity and
-    position after global alignment, edges compared with direction. Lists each discrepancy
-    (missing/extra node, changed label, missing/extra/reversed/rewired edge) with evidence and
-    whether it is confirmed (confident in the render reading and not contradicted by the object
-    tree). Unconfirmed ones may be reading errors.
-    """
-    from judge.tools.semantic import semantic_comparison
-
-    return ToolOutput(semantic_comparison(ctx))
-
-
-def measure_details(ctx: ToolContext) -> ToolOutput:
-    """Measure local differences of matched nodes and edges after global alignment (scale and
-    translation fitted on node centres): displaced nodes, changed spacing, lost alignments,
-    fill/outline colour (CIEDE2000), corner radius, text height, dash style, line width and
-    arrowhead style. Each finding names a taxonomy subtype, a location and the measured value.
-    """
-    return ToolOutput(detail_measurements(ctx))
-
-
 TOOLS = [
     Tool.from_function(reference_graph),
     Tool.from_function(candidate_graph),
-    Tool.from_function(compare_graphs),
-    Tool.from_function(measure_details),
 ]
+"""``compare_graphs`` is in :mod:`judge.tools.semantic`, ``measure_details`` in
+:mod:`judge.tools.details` (both read the graphs memoised here)."""

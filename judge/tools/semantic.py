@@ -21,7 +21,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from judge.tools.base import ToolContext, memo
+from judge.tools.base import Tool, ToolContext, ToolOutput, memo
 from judge.tools.evidence import Corpus, compact
 from judge.tools.graphread import (
     Discrepancy,
@@ -32,7 +32,7 @@ from judge.tools.graphread import (
     label_distance,
     normalise_label,
 )
-from judge.tools.graphread import compare_graphs as compare
+from judge.tools.graphread import compare_graphs as compare_readings
 from judge.tools.ocr import box_to_frame, ocr_full
 from judge.tools.thresholds import (
     EXTRA_TREE_MATCH_DISTANCE,
@@ -82,16 +82,16 @@ def _tree_texts(ctx: ToolContext) -> list[str]:
 
 
 def readings(ctx: ToolContext) -> Readings:
-    from judge.tools.readings import raster_graph, tree_graph
+    from judge.tools.graphs import raster_graph, tree_graph
 
     ref = raster_graph(ctx, "reference")
     ren = raster_graph(ctx, "candidate")
     tree = tree_graph(ctx)
-    m_ren, _ = compare(ref, ren)
+    m_ren, _ = compare_readings(ref, ren)
     tree_ok = tree is not None and len(tree.nodes) >= 2
     m_tree, tree_kinds = None, []
     if tree_ok and tree is not None:
-        m_tree, d_tree = compare(ref, tree)
+        m_tree, d_tree = compare_readings(ref, tree)
         tree_kinds = [(d.kind, d.key) for d in d_tree]
     return Readings(
         ref=ref,
@@ -438,7 +438,7 @@ def semantic_comparison(ctx: ToolContext) -> dict[str, Any]:
 
     def compute() -> dict[str, Any]:
         r = readings(ctx)
-        _, found = compare(r.ref, r.ren)
+        _, found = compare_readings(r.ref, r.ren)
         judged = judge_discrepancies(r, found)
         judged += absence_pass(r, found)
         for j in edge_tree_pass(r, found):
@@ -446,7 +446,7 @@ def semantic_comparison(ctx: ToolContext) -> dict[str, Any]:
             judged.append(j)
         tree_only: list[dict[str, Any]] = []
         if r.tree is not None:
-            tree_only = [discrepancy_dict(d) for d in compare(r.ref, r.tree)[1]]
+            tree_only = [discrepancy_dict(d) for d in compare_readings(r.ref, r.tree)[1]]
         return {
             "readings": {
                 "reference": _reading_dict(ctx, "reference", r.ref, set(r.m_ren.pairs)),
@@ -462,3 +462,16 @@ def semantic_comparison(ctx: ToolContext) -> dict[str, Any]:
         }
 
     return memo(ctx, "semantic_comparison", compute)
+
+
+def compare_graphs(ctx: ToolContext) -> ToolOutput:
+    """Compare the candidate's graph with the reference's: nodes matched by label similarity and
+    position after global alignment, edges compared with direction. Lists each discrepancy
+    (missing/extra node, changed label, missing/extra/reversed/rewired edge) with evidence and
+    whether it is confirmed (confident in the render reading and not contradicted by the object
+    tree). Unconfirmed ones may be reading errors.
+    """
+    return ToolOutput(semantic_comparison(ctx))
+
+
+TOOLS = [Tool.from_function(compare_graphs)]

@@ -203,7 +203,7 @@ def text_frames(ctx: ToolContext) -> dict[str, Any]:
             return {"available": False, "frames": [], "reason": f"SVG export failed: {exc}"}
         ref_lines: dict[str, int] = {}
         try:
-            from judge.tools.readings import raster_graph
+            from judge.tools.graphs import raster_graph
 
             for node in raster_graph(ctx, "reference").nodes:
                 if node.label:
