@@ -334,19 +334,24 @@ def parse_taxonomy(text: str, path: Path) -> Taxonomy:
     return tax
 
 
+def read_data_file(file: Path, what: str) -> str:
+    """The UTF-8 text of a maintainer's data file (``what``: "taxonomy", "rubric"), or a
+    :class:`TaxonomyError` naming the file."""
+    try:
+        return file.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise TaxonomyError(f"{file}: cannot read the {what}: {exc.strerror or exc}") from None
+    except UnicodeDecodeError as exc:
+        raise TaxonomyError(f"{file}: not UTF-8 text: {exc}") from None
+
+
 def load_taxonomy(path: Path | str | None = None) -> Taxonomy:
     """Load and validate a taxonomy file; ``None`` loads the packaged ``taxonomy/pptbench.yaml``.
 
     Raises :class:`TaxonomyError` naming the file, line and key path of every problem.
     """
     file = Path(path) if path is not None else DEFAULT_TAXONOMY
-    try:
-        text = file.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise TaxonomyError(f"{file}: cannot read the taxonomy: {exc.strerror or exc}") from None
-    except UnicodeDecodeError as exc:
-        raise TaxonomyError(f"{file}: not UTF-8 text: {exc}") from None
-    return parse_taxonomy(text, file)
+    return parse_taxonomy(read_data_file(file, "taxonomy"), file)
 
 
 def canonical_json(tax: Taxonomy) -> str:

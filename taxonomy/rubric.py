@@ -28,6 +28,7 @@ from taxonomy.loader import (
     _DuplicateKey,
     _LineLoader,
     _locate,
+    read_data_file,
 )
 
 DEFAULT_RUBRIC = Path(__file__).resolve().parent / "refigbench.yaml"
@@ -145,13 +146,7 @@ def load_rubric(path: Path | str | None = None) -> Rubric:
     Raises :class:`TaxonomyError` naming the file, line and key path of every problem.
     """
     file = Path(path) if path is not None else DEFAULT_RUBRIC
-    try:
-        text = file.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise TaxonomyError(f"{file}: cannot read the rubric: {exc.strerror or exc}") from None
-    except UnicodeDecodeError as exc:
-        raise TaxonomyError(f"{file}: not UTF-8 text: {exc}") from None
-    return parse_rubric(text, file)
+    return parse_rubric(read_data_file(file, "rubric"), file)
 
 
 def rubric_hash(rubric: Rubric) -> str:

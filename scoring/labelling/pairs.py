@@ -39,10 +39,10 @@ from judge.rundir import first_problem
 from judge.schema import PreferenceChoice, PreferenceLabel, PreferencePair, PreferencePairs
 from scoring.labelling.server import (
     Reply,
-    asset_reply,
     error_reply,
     json_reply,
     png_reply,
+    route,
 )
 from scoring.labelling.store import PreferenceStore
 from scoring.labelling.study import (
@@ -195,19 +195,7 @@ class PairPage:
         self.study = study
 
     def respond(self, method: str, path: str, body: bytes) -> Reply:
-        parts = [p for p in path.split("?", 1)[0].split("/") if p]
-        try:
-            if method == "GET" and not parts:
-                return asset_reply("pairs.html")
-            if method == "GET" and parts == ["favicon.ico"]:
-                return Reply(HTTPStatus.NO_CONTENT.value, b"", "image/x-icon")
-            if method == "GET" and len(parts) == 2 and parts[0] == "assets":
-                return asset_reply(parts[1])
-            if parts[:1] == ["api"]:
-                return self._api(method, parts[1:], body)
-        except LabelsError as exc:
-            return error_reply(HTTPStatus.INTERNAL_SERVER_ERROR, f"labels store: {exc}")
-        return error_reply(HTTPStatus.NOT_FOUND, "no such page")
+        return route("pairs.html", method, path, body, self._api)
 
     def _api(self, method: str, parts: list[str], body: bytes) -> Reply:
         if parts == ["state"] and method == "GET":

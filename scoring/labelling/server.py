@@ -83,6 +83,10 @@ class Reply:
     headers: dict[str, str] = field(default_factory=dict)
 
 
+ApiHandler = Callable[[str, list[str], bytes], Reply]
+"""A page's API: ``(method, path parts after /api, request body) -> Reply``."""
+
+
 class Responder(Protocol):
     """What the HTTP layer serves: a page's routes (:class:`LabelPage`, ``PairPage``)."""
 
@@ -95,6 +99,24 @@ def asset_reply(name: str) -> Reply:
         return error_reply(HTTPStatus.NOT_FOUND, "no such asset")
     data = resources.files("scoring.labelling").joinpath("assets", name).read_bytes()
     return Reply(200, data, ASSETS[name], {"Cache-Control": "no-cache"})
+
+
+def route(page: str, method: str, path: str, body: bytes, api: ApiHandler) -> Reply:
+    """The routes both pages share: ``/`` is ``page``, ``/assets/<name>`` the packaged assets,
+    ``/api/...`` goes to ``api(method, parts, body)``; a store failure is a 500, else 404."""
+    parts = [p for p in path.split("?", 1)[0].split("/") if p]
+    try:
+        if method == "GET" and not parts:
+            return asset_reply(page)
+        if method == "GET" and parts == ["favicon.ico"]:
+            return Reply(HTTPStatus.NO_CONTENT.value, b"", "image/x-icon")
+        if method == "GET" and len(parts) == 2 and parts[0] == "assets":
+            return asset_reply(parts[1])
+        if parts[:1] == ["api"]:
+            return api(method, parts[1:], body)
+    except LabelsError as exc:
+        return error_reply(HTTPStatus.INTERNAL_SERVER_ERROR, f"labels store: {exc}")
+    return error_reply(HTTPStatus.NOT_FOUND, "no such page")
 
 
 def png_reply(path: Path | None, what: str) -> Reply:
@@ -178,20 +200,7 @@ class LabelPage:
     # -- routing ------------------------------------------------------------------------------
 
     def respond(self, method: str, path: str, body: bytes) -> Reply:
-        path = path.split("?", 1)[0]
-        parts = [p for p in path.split("/") if p]
-        try:
-            if method == "GET" and not parts:
-                return asset_reply("label.html")
-            if method == "GET" and parts == ["favicon.ico"]:
-                return Reply(HTTPStatus.NO_CONTENT.value, b"", "image/x-icon")
-            if method == "GET" and len(parts) == 2 and parts[0] == "assets":
-                return asset_reply(parts[1])
-            if parts[:1] == ["api"]:
-                return self._api(method, parts[1:], body)
-        except LabelsError as exc:
-            return error_reply(HTTPStatus.INTERNAL_SERVER_ERROR, f"labels store: {exc}")
-        return error_reply(HTTPStatus.NOT_FOUND, "no such page")
+        return route("label.html", method, path, body, self._api)
 
     def _api(self, method: str, parts: list[str], body: bytes) -> Reply:
         if parts == ["state"] and method == "GET":
