@@ -214,11 +214,14 @@ def test_fonts_of_unreferenced_parts_are_not_requested(work: Path) -> None:
 
 
 _PEAK_SCRIPT = """
-import resource, sys, json
+import sys, json
 from pathlib import Path
 from judge.artifact.gate import validate
 report = validate(Path(sys.argv[1]), reference=Path(sys.argv[2]))
-peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+# VmHWM is this process's own high-water mark; ru_maxrss would also count the parent's RSS
+# at the fork (Linux carries the pre-exec image's peak over into the new program).
+hwm = [ln for ln in Path("/proc/self/status").read_text().splitlines() if ln.startswith("VmHWM:")]
+peak = int(hwm[0].split()[1]) * 1024
 print(json.dumps({"peak": peak, "failures": report.failures,
                   "detail": [c.detail for c in report.checks if c.name == "fully_screened"]}))
 """
