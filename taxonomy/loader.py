@@ -294,13 +294,19 @@ def _check_subtype(
     return out
 
 
+def invalid(path: Path, what: str, problems: list[str]) -> TaxonomyError:
+    """One error listing every problem of a data file (``what``: "taxonomy", "rubric")."""
+    head = f"{path}: invalid {what} ({len(problems)} problem{'s' if len(problems) != 1 else ''})"
+    return TaxonomyError("\n".join([head, *problems]))
+
+
 def _raise(path: Path, problems: list[str]) -> None:
-    head = f"{path}: invalid taxonomy ({len(problems)} problem{'s' if len(problems) != 1 else ''})"
-    raise TaxonomyError("\n".join([head, *problems]))
+    raise invalid(path, "taxonomy", problems)
 
 
-def parse_taxonomy(text: str, path: Path) -> Taxonomy:
-    """Parse and validate taxonomy YAML ``text`` (``path`` is only used in messages)."""
+def load_yaml_mapping(text: str, path: Path, what: str) -> dict[str, Any]:
+    """The top-level mapping of a data file's YAML, its nodes carrying line numbers; duplicate
+    keys, YAML errors and a non-mapping top level raise :class:`TaxonomyError` with FILE:LINE."""
     try:
         raw = yaml.load(text, Loader=_LineLoader)  # noqa: S506 - SafeLoader subclass
     except _DuplicateKey as exc:
@@ -313,21 +319,31 @@ def parse_taxonomy(text: str, path: Path) -> Taxonomy:
         problem = getattr(exc, "problem", None) or str(exc)
         raise TaxonomyError(f"{where}: not valid YAML: {problem}") from None
     if not isinstance(raw, dict):
-        raise TaxonomyError(f"{path}:1: the taxonomy must be a YAML mapping at the top level")
+        raise TaxonomyError(f"{path}:1: the {what} must be a YAML mapping at the top level")
+    return raw
+
+
+def validation_problems(exc: ValidationError, path: Path, raw: Any) -> list[str]:
+    """Pydantic's errors as ``FILE:LINE: key.path: message`` lines."""
+    problems = []
+    for err in exc.errors():
+        loc = tuple(err["loc"])
+        msg = err["msg"]
+        if err["type"] == "extra_forbidden":
+            msg = f"unknown key {loc[-1]!r}"
+        elif err["type"] == "missing":
+            msg = f"required key {loc[-1]!r} is missing"
+        problems.append(_problem(path, raw, loc, msg))
+    return problems
+
+
+def parse_taxonomy(text: str, path: Path) -> Taxonomy:
+    """Parse and validate taxonomy YAML ``text`` (``path`` is only used in messages)."""
+    raw = load_yaml_mapping(text, path, "taxonomy")
     try:
         tax = Taxonomy.model_validate(raw)
     except ValidationError as exc:
-        problems = []
-        for err in exc.errors():
-            loc = tuple(err["loc"])
-            msg = err["msg"]
-            if err["type"] == "extra_forbidden":
-                msg = f"unknown key {loc[-1]!r}"
-            elif err["type"] == "missing":
-                msg = f"required key {loc[-1]!r} is missing"
-            problems.append(_problem(path, raw, loc, msg))
-        _raise(path, problems)
-        raise  # unreachable: _raise always raises
+        raise invalid(path, "taxonomy", validation_problems(exc, path, raw)) from None
     problems = _check_consistency(path, raw, tax)
     if problems:
         _raise(path, problems)

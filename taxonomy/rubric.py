@@ -16,7 +16,6 @@ import json
 from pathlib import Path
 from typing import Any
 
-import yaml
 from pydantic import ValidationError
 
 from judge.errors import TaxonomyError
@@ -25,10 +24,11 @@ from taxonomy.loader import (
     NAME_PATTERN,
     SUM_TOLERANCE,
     TOTAL_POINTS,
-    _DuplicateKey,
-    _LineLoader,
     _locate,
+    invalid,
+    load_yaml_mapping,
     read_data_file,
+    validation_problems,
 )
 
 DEFAULT_RUBRIC = Path(__file__).resolve().parent / "refigbench.yaml"
@@ -100,40 +100,16 @@ def _check_consistency(path: Path, raw: Any, rubric: Rubric) -> list[str]:
 
 
 def _fail(path: Path, problems: list[str]) -> TaxonomyError:
-    n = len(problems)
-    head = f"{path}: invalid rubric ({n} problem{'s' if n != 1 else ''})"
-    return TaxonomyError("\n".join([head, *problems]))
+    return invalid(path, "rubric", problems)
 
 
 def parse_rubric(text: str, path: Path) -> Rubric:
     """Parse and validate rubric YAML ``text`` (``path`` only names the file in messages)."""
-    try:
-        raw = yaml.load(text, Loader=_LineLoader)  # a SafeLoader subclass
-    except _DuplicateKey as exc:
-        raise TaxonomyError(
-            f"{path}:{exc.second}: duplicate key {exc.key!r} (first at line {exc.first})"
-        ) from None
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f"{path}:{mark.line + 1}" if mark is not None else str(path)
-        raise TaxonomyError(
-            f"{where}: not valid YAML: {getattr(exc, 'problem', None) or exc}"
-        ) from None
-    if not isinstance(raw, dict):
-        raise TaxonomyError(f"{path}:1: the rubric must be a YAML mapping at the top level")
+    raw = load_yaml_mapping(text, path, "rubric")
     try:
         rubric = Rubric.model_validate(raw)
     except ValidationError as exc:
-        problems = []
-        for err in exc.errors():
-            loc = tuple(err["loc"])
-            msg = err["msg"]
-            if err["type"] == "extra_forbidden":
-                msg = f"unknown key {loc[-1]!r}"
-            elif err["type"] == "missing":
-                msg = f"required key {loc[-1]!r} is missing"
-            problems.append(_problem(path, raw, loc, msg))
-        raise _fail(path, problems) from None
+        raise _fail(path, validation_problems(exc, path, raw)) from None
     problems = _check_consistency(path, raw, rubric)
     if problems:
         raise _fail(path, problems)
