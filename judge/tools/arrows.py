@@ -19,17 +19,22 @@ import numpy as np
 from judge.tools.base import Tool, ToolContext, ToolOutput, memo
 from judge.tools.nodes import Blob, blobs_cached, border_bgr, channel_max, erode, ink_mask
 from judge.tools.ocr import box_to_frame, ocr_full
+from judge.tools.strokes import stroke_joins
 from judge.tools.thresholds import (
     CONTACT_MARGIN_PER_KPX,
     DASH_CLOSE_PER_KPX,
     DASH_GAP_WIDTHS,
     DASH_JOIN_FACTOR,
     DASH_MIN_PIECES,
+    HEAD_BEHIND_MAX_WIDTHS,
+    HEAD_LENGTH_WIDTHS,
     HEAD_MIN_EXTRA_PX,
     HEAD_REACH_PER_KPX,
+    HEAD_SPREAD_RATIO,
     HEAD_THICKNESS_RATIO,
     MIN_EDGE_LENGTH_PER_KPX,
     MIN_WORD_CHARS,
+    STROKE_SPUR_PER_KPX,
     scaled_px,
 )
 
@@ -43,6 +48,11 @@ class Contact:
     head: bool
     thickness_px: float
     """Largest local thickness (2 x distance-transform max) near the touch point."""
+    spread_px: float = 0.0
+    """Width of the ink across the line's direction near the touch point: an arrowhead's
+    width whether it is filled, hollow or an open V; about the shaft width at a plain end."""
+    behind_px: float = 0.0
+    """The same a little further back, where a head's shaft is (a fan or a bend is wider)."""
 
 
 @dataclass
@@ -56,6 +66,12 @@ class LineComp:
     length_px: float
     contacts: list[Contact] = field(default_factory=list)
     pieces: int = 1
+    joins: set[frozenset[int]] | None = None
+    """Node pairs a stroke of this component joins (``strokes.stroke_joins``) when it touches
+    three or more nodes; ``None``: every pair (one stroke, or the skeleton gave no answer)."""
+
+    def joined(self, a: int, b: int) -> bool:
+        return self.joins is None or frozenset((a, b)) in self.joins
 
     def edges(self) -> list[tuple[int, int, str]]:
         """(source, target, confidence) pairs between endpoint indices.
@@ -73,20 +89,27 @@ class LineComp:
         heads = [c for c in cs if c.head]
         tails = [c for c in cs if not c.head]
         out: list[tuple[int, int, str]] = []
+
+        def partners(c: Contact) -> list[Contact]:
+            return [o for o in cs if o.node != c.node and self.joined(c.node, o.node)]
+
         if heads and tails:
-            conf = "high" if len(cs) == 2 else "medium"
             for t in tails:
+                mine = partners(t)
                 for h in heads:
-                    out.append((t.node, h.node, conf))
+                    if h in mine:
+                        # one stroke from this tail to this head alone: as sure as a plain line
+                        sole = len(cs) == 2 or (self.joins is not None and len(mine) == 1)
+                        out.append((t.node, h.node, "high" if sole else "medium"))
         elif heads:  # every end headed: bidirectional
             for a in heads:
-                for b in heads:
-                    if a.node != b.node:
-                        out.append((a.node, b.node, "medium" if len(cs) == 2 else "low"))
+                for b in partners(a):
+                    out.append((a.node, b.node, "medium" if len(cs) == 2 else "low"))
         else:
             for i, a in enumerate(cs):
                 for b in cs[i + 1 :]:
-                    out.append((a.node, b.node, "undirected"))
+                    if self.joined(a.node, b.node):
+                        out.append((a.node, b.node, "undirected"))
         return out
 
 
@@ -195,6 +218,8 @@ def detect_lines(
                 first[gid] = c
     out: list[LineComp] = []
     ep_boxes = [(i, blobs[i].box) for i in endpoints]
+    ep_boxes_of = dict(ep_boxes)
+    spur = float(scaled_px(STROKE_SPUR_PER_KPX, shape, 6))
     for c in range(1, n):
         x, y, w, h, area = (int(v) for v in stats[c])
         if area == 0 or max(w, h) < min_len:
@@ -230,7 +255,8 @@ def detect_lines(
                 & (ys_abs <= by + bh + margin)
             )
             if near.any():
-                touches.append((node, float(xs_abs[near].mean()), float(ys_abs[near].mean())))
+                end = _end_point(xs_abs[near], ys_abs[near], (bx, by, bw, bh))
+                touches.append((node, end[0], end[1]))
         d2 = [(xs_abs - px) ** 2 + (ys_abs - py) ** 2 for _, px, py in touches]
         for k, (node, px, py) in enumerate(touches):
             # look for the head only on this end's side of the line (short lines: the nearer half)
@@ -240,9 +266,71 @@ def detect_lines(
                     win &= d2[k] <= d2[j]
             tmax = float(dt[ys[win], xs[win]].max()) if win.any() else shaft
             head = tmax >= HEAD_THICKNESS_RATIO * shaft and tmax >= shaft + HEAD_MIN_EXTRA_PX
-            line.contacts.append(Contact(node, (round(px, 1), round(py, 1)), head, 2 * tmax))
+            wd = line.thickness_px
+            spread, behind = _end_spread(xs[win], ys[win], (px - X0, py - Y0), wd)
+            # an open or hollow head is thin but wide, with one plain shaft behind it (a fan
+            # or a bend is wide behind too)
+            head = head or (
+                spread >= HEAD_SPREAD_RATIO * wd
+                and spread >= wd + 2 * HEAD_MIN_EXTRA_PX
+                and 0 < behind <= HEAD_BEHIND_MAX_WIDTHS * wd
+            )
+            pt = (round(px, 1), round(py, 1))
+            line.contacts.append(
+                Contact(node, pt, head, 2 * tmax, round(spread, 1), round(behind, 1))
+            )
+        if len(touches) >= 3:
+            boxes = [_window_box(ep_boxes_of[node], X0, Y0) for node, _, _ in touches]
+            joins = stroke_joins(comp, boxes, line.thickness_px, spur, float(margin + reach))
+            if joins is not None:
+                idx = [node for node, _, _ in touches]
+                line.joins = {frozenset((idx[a], idx[b])) for a, b in map(tuple, joins)}
         out.append(line)
     return out
+
+
+def _end_spread(
+    xs: np.ndarray, ys: np.ndarray, point: tuple[float, float], width: float
+) -> tuple[float, float]:
+    """Extent across the line of the ink within a head's length of ``point``, and of the ink
+    behind that (1.5 to 2.5 head lengths away, where only the shaft should be); the line's
+    direction is taken from the ink behind. Window pixels; (0, 0) when too little ink."""
+    hl = max(6.0, HEAD_LENGTH_WIDTHS * width)
+    dx, dy = xs - point[0], ys - point[1]
+    d = np.hypot(dx, dy)
+    back = (d > 1.5 * hl) & (d <= 2.5 * hl)
+    close = d <= hl
+    if back.sum() < 2 or close.sum() < 2:
+        return 0.0, 0.0
+    ax, ay = float(dx[back].mean()), float(dy[back].mean())
+    n = float(np.hypot(ax, ay))
+    if n < 1e-6:
+        return 0.0, 0.0
+
+    def extent(sel: np.ndarray) -> float:
+        across = (dx[sel] * -ay + dy[sel] * ax) / n
+        lo, hi = np.percentile(across, [2, 98])
+        return float(hi - lo) + 1.0
+
+    return extent(close), extent(back)
+
+
+def _end_point(
+    xs: np.ndarray, ys: np.ndarray, box: tuple[int, int, int, int]
+) -> tuple[float, float]:
+    """Where a line ends at a node: the mean of its pixels near the box that lie closest to the
+    box's centre (within a few pixels of the closest), not of all pixels near the box (a line
+    running into an ellipse crosses its box's corner long before it ends)."""
+    cx, cy = box[0] + box[2] / 2, box[1] + box[3] / 2
+    d = np.hypot(xs - cx, ys - cy)
+    sel = d <= float(d.min()) + 4.0
+    return float(xs[sel].mean()), float(ys[sel].mean())
+
+
+def _window_box(
+    box: tuple[int, int, int, int], x0: int, y0: int
+) -> tuple[float, float, float, float]:
+    return (float(box[0] - x0), float(box[1] - y0), float(box[2]), float(box[3]))
 
 
 def node_endpoints(blobs: list[Blob]) -> list[int]:
@@ -259,10 +347,34 @@ def lines_cached(ctx: ToolContext, which: str) -> list[LineComp]:
         blobs = blobs_cached(ctx, which)
         ocr = ocr_full(ctx, which)
         eps = node_blobs(blobs, ocr, ctx.image(which))[0]
-        texts = [ln.box for ln in ocr if _wordy(ln.text) and not _inside_any(ln.box, blobs, eps)]
+        texts = [
+            _glyph_box(ln.text, ln.box)
+            for ln in ocr
+            if _wordy(ln.text) and not _inside_any(ln.box, blobs, eps)
+        ]
         return detect_lines(ctx.image(which), blobs, eps, texts)
 
     return memo(ctx, f"lines:{which}", compute)
+
+
+LINE_GLYPHS = frozenset("→←↑↓⟶⟵↔><-–—=~|·.")
+"""Characters OCR reads a line end or an arrowhead as ("Yes→", "-No-")."""
+
+
+def _glyph_box(
+    text: str, box: tuple[float, float, float, float]
+) -> tuple[float, float, float, float]:
+    """The part of an OCR line box that holds its word, without the arrowheads and line ends
+    OCR read as leading or trailing characters (they stay line ink)."""
+    t = text.strip()
+    n = len(t)
+    lead = n - len(t.lstrip("".join(LINE_GLYPHS)))
+    trail = n - len(t.rstrip("".join(LINE_GLYPHS)))
+    if n == 0 or lead + trail == 0 or lead + trail >= n:
+        return box
+    x, y, w, h = box
+    per = w / n
+    return (x + lead * per, y, w - (lead + trail) * per, h)
 
 
 def _wordy(text: str) -> bool:

@@ -115,11 +115,19 @@ def _absent_from_candidate(r: Readings, label: str, checks: list[str]) -> bool:
     reads like another reference node's label belongs to that node."""
     absent = True
     labels = [n.label for n in r.ref.nodes if n.label]
-    twins = sum(1 for x in labels if compact(x) == compact(label))
+    me = compact(label)
+    # the same text twice in the reference (two nodes, or a node and an edge label such as
+    # "sum" on the edge out of node "sum"): the candidate must hold it as often
+    twins = max(
+        sum(1 for x in labels if compact(x) == me), sum(1 for t in r.ref_text.texts if t == me)
+    )
     if twins >= 2 and r.tree_text is not None:
-        held = sum(1 for t in r.tree_text.texts if compact(label) in t)
-        if held < twins:
-            checks.append(f'the reference has {twins} nodes "{label}", the deck {held} texts')
+        held = sum(1 for t in r.tree_text.texts if me in t)
+        shown = sum(1 for t in r.ren_text.texts if t == me)
+        if held < twins and shown < twins:
+            checks.append(
+                f'the reference shows "{label}" {twins} times, the deck holds it {held} times'
+            )
             return True
     if r.tree_text is not None:
         dist = r.tree_text.distance(label, r.tree_text.owned_by_others(label, labels))
@@ -183,6 +191,18 @@ def _judge_changed(r: Readings, d: Discrepancy, n: GNode, c: GNode) -> Judged:
         checks.append(f'the reference shows "{c.label}" too')
     ok = absent and not new_in_ref and min(n.confidence, c.confidence) >= OCR_CONFIDENT
     conf = min(n.confidence, c.confidence)
+    if absent and new_in_ref and n.confidence >= OCR_CONFIDENT and _long_enough(n.label, checks):
+        # the render's text at that place is another reference text (the matching paired the
+        # node with a neighbour): the node itself is what the candidate lacks
+        gone = Discrepancy(
+            "missing_node",
+            f"node {d.target.split(' ', 1)[1]}" if d.target.startswith("node ") else d.target,
+            f'the candidate holds the text "{n.label}" nowhere; the render shows another '
+            f'reference text, "{c.label}", at its place',
+            f"node:{normalise_label(n.label)}",
+            True,
+        )
+        return Judged(gone, True, n.confidence, checks, n.box, c.box)
     return Judged(d, ok, conf if ok else conf * UNCONFIRMED_CONFIDENCE_FACTOR, checks, n.box, c.box)
 
 
@@ -330,7 +350,8 @@ def _edge_disc(kind: str, r: Readings, s: str, d: str, evidence: str) -> Discrep
 def edge_tree_pass(r: Readings, found: list[Discrepancy]) -> list[Judged]:
     """Rewired edges the render reading missed, proved by the tree: a reference edge read
     with its head (``high``) between two nodes that neither the tree nor the render joins,
-    while the tree leads a line from its source to a node the reference does not join it to.
+    while the tree leads a line with a clear head (``high``: not a double-headed line, whose
+    ends the tree may mis-assign) from its source to a node the reference does not join it to.
     (A direction the tree and the reference reading disagree on is left to the two raster
     readings: a reference arrowhead misread would otherwise fail faithful decks.)"""
     if r.tree is None or r.m_tree is None:
@@ -346,13 +367,30 @@ def edge_tree_pass(r: Readings, found: list[Discrepancy]) -> list[Judged]:
         rs, rd = r.m_ren.pairs.get(s), r.m_ren.pairs.get(d)
         if ts is None or td is None or rs is None or rd is None:
             continue
-        if (ts, td) in tree_e or ren_e.get((rs, rd)) in ("high", "medium"):
-            continue  # the tree joins them this way, or the render shows the edge as drawn
+        if ren_e.get((rs, rd)) in ("high", "medium"):
+            continue  # the render shows the edge as the reference draws it
+        if tree_e.get((td, ts)) == "high" and (ts, td) not in tree_e:
+            disc = _edge_disc("reversed_edge", r, s, d, "the deck's connector points the other way")
+            if disc.key not in seen:
+                checks = [
+                    "the reference's line has its head at the target end",
+                    "the deck's connector has its head at the source end only",
+                    "the render reading does not show the reference's direction",
+                ]
+                out.append(Judged(disc, True, 0.7, checks))
+            continue
+        if (ts, td) in tree_e:
+            continue  # the tree joins them this way
         if (rd, rs) in ren_e or (rs, rd) in ren_e or (td, ts) in tree_e:
             continue  # the render sees a line between them, or the tree joins them backwards:
             # a direction question, left to the two raster readings
         elsewhere = [
-            x for (a, x) in tree_e if a == ts and x in inv_tree and (s, inv_tree[x]) not in ref_e
+            x
+            for (a, x) in tree_e
+            if a == ts
+            and x in inv_tree
+            and (s, inv_tree[x]) not in ref_e
+            and tree_e[(a, x)] == "high"
         ]
         if elsewhere:
             target = r.ref.node(inv_tree[elsewhere[0]]).label

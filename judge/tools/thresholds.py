@@ -69,6 +69,30 @@ HEAD_REACH_PER_KPX = 45.0
 """How far from a contact point (px per 1000 px) an arrowhead is looked for: heads are 10-20 px
 long at 720 px."""
 
+JUNCTION_MAX_TURN_DEG = 120.0
+"""At a junction of three line branches (a bus T, a merge Y) a stroke may turn by up to this
+much; more is doubling back (two arrows meeting at one spot are not joined to each other)."""
+
+CROSSING_MAX_TURN_DEG = 45.0
+"""At a junction of four or more branches (lines crossing) a stroke goes straight on: it may
+turn at most this much."""
+
+STROKE_SPUR_PER_KPX = 30.0
+"""Terminal skeleton branches shorter than this (px per 1000 px) that reach no node are spurs
+(arrowhead barbs, skeleton whiskers) and are pruned before strokes are followed."""
+
+HEAD_LENGTH_WIDTHS = 6.0
+"""How far back from a line's end (in line widths, at least 6 px) its arrowhead's width is
+measured across the line."""
+
+HEAD_SPREAD_RATIO = 3.0
+"""An end whose ink is this many line widths wide across the line (within a head's length)
+carries an arrowhead, filled or not (measured on our renders and the development figures:
+heads 3-11 widths, plain ends 0.6-1.6)."""
+
+HEAD_BEHIND_MAX_WIDTHS = 1.5
+"""... provided the ink behind the head is one plain shaft, at most this many widths wide."""
+
 HEAD_THICKNESS_RATIO = 1.7
 """An end carries a head when its local thickness (distance-transform max) exceeds the shaft's by
 this ratio: heads are 2-3x thicker than the shaft (measured on LibreOffice renders)."""

@@ -1,0 +1,145 @@
+"""Strokes of one line component (crossings, merges at a head, fans) and open arrowheads, read
+from a python-pptx deck rendered by LibreOffice."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+from lxml import etree
+from pptx import Presentation
+from pptx.dml.color import RGBColor
+from pptx.enum.shapes import MSO_CONNECTOR, MSO_SHAPE
+from pptx.oxml.ns import qn
+from pptx.util import Emu, Pt
+
+from judge.render.pool import RenderPool
+from judge.tools.arrows import _glyph_box, detect_lines, node_endpoints
+from judge.tools.nodes import detect_blobs
+
+SLIDE_W, SLIDE_H = 12192000, 6858000
+PX = SLIDE_W / 1600  # EMU per pixel of a 1600-px-wide layout
+BLACK = RGBColor(0, 0, 0)
+
+
+def _deck(
+    path: Path,
+    boxes: dict[str, tuple[int, int]],
+    lines: list[tuple[str, str, str]],
+    head: str = "triangle",
+) -> Path:
+    """Boxes (name -> centre, 1600 x 900 px layout, 160 x 70 px each) and straight lines
+    between box borders, each ``(src, dst, side)`` with its head at ``dst``: ``side`` "c" aims
+    at the centres, "m" runs between the middles of the facing sides (so lines into or out of
+    one side share their end point)."""
+    prs = Presentation()
+    prs.slide_width, prs.slide_height = Emu(SLIDE_W), Emu(SLIDE_H)
+    slide = prs.slides.add_slide(prs.slide_layouts[6])
+    w, h = 160, 70
+    for name, (cx, cy) in boxes.items():
+        s = slide.shapes.add_shape(
+            MSO_SHAPE.RECTANGLE, Emu(int((cx - w / 2) * PX)), Emu(int((cy - h / 2) * PX)),
+            Emu(int(w * PX)), Emu(int(h * PX)),
+        )  # fmt: skip
+        s.fill.background()
+        s.line.color.rgb = BLACK
+        s.line.width = Pt(1.5)
+        s.text_frame.text = name
+        s.text_frame.paragraphs[0].runs[0].font.size = Pt(16)
+        s.text_frame.paragraphs[0].runs[0].font.color.rgb = BLACK
+    for src, dst, side in lines:
+        if side == "m":
+            (x0, y0), (x1, y1) = _side(boxes[src], boxes[dst], w), _side(boxes[dst], boxes[src], w)
+        else:
+            (x0, y0), (x1, y1) = (
+                _border(boxes[src], boxes[dst], w, h),
+                _border(boxes[dst], boxes[src], w, h),
+            )
+        c = slide.shapes.add_connector(
+            MSO_CONNECTOR.STRAIGHT, Emu(int(x0 * PX)), Emu(int(y0 * PX)),
+            Emu(int(x1 * PX)), Emu(int(y1 * PX)),
+        )  # fmt: skip
+        c.line.width = Pt(1.5)
+        c.line.color.rgb = BLACK
+        ln = c.line._get_or_add_ln()
+        tail = etree.SubElement(ln, qn("a:tailEnd"))
+        tail.set("type", head)
+        tail.set("w", "lg")
+        tail.set("len", "lg")
+    prs.save(str(path))
+    return path
+
+
+def _side(a: tuple[int, int], b: tuple[int, int], w: int) -> tuple[float, float]:
+    """The middle of box ``a``'s left or right side, whichever faces ``b``."""
+    return (a[0] + w / 2, a[1]) if b[0] > a[0] else (a[0] - w / 2, a[1])
+
+
+def _border(a: tuple[int, int], b: tuple[int, int], w: int, h: int) -> tuple[float, float]:
+    """Where the segment from box centre ``a`` towards ``b`` leaves box ``a``."""
+    dx, dy = b[0] - a[0], b[1] - a[1]
+    t = min(w / 2 / abs(dx) if dx else 1e9, h / 2 / abs(dy) if dy else 1e9)
+    return a[0] + dx * t, a[1] + dy * t
+
+
+def _read(pool: RenderPool, tmp: Path, boxes: dict, lines: list, head: str = "triangle") -> set:
+    deck = _deck(tmp / "d.pptx", boxes, lines, head)
+    png = tmp / "d.png"
+    pool.render(deck, png)
+    img = cv2.imread(str(png))
+    assert img is not None, png
+    blobs = detect_blobs(img)
+    eps = node_endpoints(blobs)
+    sx, sy = img.shape[1] / 1600, img.shape[0] / 900
+
+    def name(i: int) -> str:
+        x, y, w, h = blobs[i].box
+        for n, (cx, cy) in boxes.items():
+            if x <= cx * sx <= x + w and y <= cy * sy <= y + h:
+                return n
+        return f"?{i}"
+
+    out = set()
+    for ln in detect_lines(img, blobs, eps):
+        for a, b, conf in ln.edges():
+            if conf in ("high", "medium"):
+                out.add((name(a), name(b)))
+    return out
+
+
+@pytest.mark.slow
+def test_crossing_lines_are_two_edges(render_pool: RenderPool, tmp_path: Path) -> None:
+    """Two arrows that cross form one ink component; pairing all its ends would invent
+    A -> D and C -> B."""
+    boxes = {"A": (200, 200), "B": (1400, 700), "C": (200, 700), "D": (1400, 200)}
+    got = _read(render_pool, tmp_path, boxes, [("A", "B", "c"), ("C", "D", "c")])
+    assert got == {("A", "B"), ("C", "D")}
+
+
+@pytest.mark.slow
+def test_arrows_meeting_at_one_head_are_not_joined(render_pool: RenderPool, tmp_path: Path) -> None:
+    """Two arrows into the same point of T, and a fan out of S: no edge between the tails,
+    every tail to its own head."""
+    boxes = {"A": (200, 150), "B": (200, 750), "T": (800, 450), "S": (1100, 450),
+             "X": (1450, 150), "Y": (1450, 750)}  # fmt: skip
+    lines = [("A", "T", "m"), ("B", "T", "m"), ("S", "X", "m"), ("S", "Y", "m")]
+    got = _read(render_pool, tmp_path, boxes, lines)
+    assert got == {("A", "T"), ("B", "T"), ("S", "X"), ("S", "Y")}
+
+
+@pytest.mark.slow
+def test_open_arrowheads_give_the_direction(render_pool: RenderPool, tmp_path: Path) -> None:
+    """LibreOffice draws ``arrow`` heads as an open V (thin strokes): read by their width
+    across the line, not their thickness."""
+    boxes = {"A": (250, 450), "B": (1350, 450), "C": (800, 120)}
+    got = _read(render_pool, tmp_path, boxes, [("A", "B", "c"), ("C", "A", "c")], head="arrow")
+    assert got == {("A", "B"), ("C", "A")}
+
+
+def test_glyph_box_keeps_the_arrowhead_ocr_read_as_a_character() -> None:
+    assert _glyph_box("No→", (100.0, 10.0, 60.0, 20.0)) == (100.0, 10.0, 40.0, 20.0)
+    assert _glyph_box("-No-", (0.0, 0.0, 40.0, 10.0)) == (10.0, 0.0, 20.0, 10.0)
+    assert _glyph_box("Yes", (0.0, 0.0, 30.0, 10.0)) == (0.0, 0.0, 30.0, 10.0)
+    assert np.isclose(_glyph_box("→→", (0.0, 0.0, 30.0, 10.0))[2], 30.0)
