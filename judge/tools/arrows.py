@@ -27,6 +27,8 @@ from judge.tools.thresholds import (
     DASH_JOIN_FACTOR,
     DASH_MIN_PIECES,
     HEAD_BEHIND_MAX_WIDTHS,
+    HEAD_CLEAR_MIN_PX,
+    HEAD_CLEAR_WIDTHS,
     HEAD_LENGTH_WIDTHS,
     HEAD_MIN_EXTRA_PX,
     HEAD_REACH_PER_KPX,
@@ -175,6 +177,9 @@ def detect_lines(
         erase[y : y + h, x : x + w] |= part
     erase = cv2.dilate(erase, np.ones((5, 5), np.uint8))
     ink[erase > 0] = 0
+    # distance to the nearest erased node: an outline's remnant (a diamond's mitred tip) sits
+    # right there, so arrowheads are measured a little clear of it
+    clear_of = cv2.distanceTransform((erase == 0).astype(np.uint8), cv2.DIST_L2, 3)
     for tx, ty, tw, th in text_boxes:
         ink[max(0, int(ty) - 1) : int(ty + th) + 2, max(0, int(tx) - 1) : int(tx + tw) + 2] = 0
     # dash gaps grow with the line width (OOXML's dash: gap = 3 widths): size the closing to
@@ -261,6 +266,7 @@ def detect_lines(
         for k, (node, px, py) in enumerate(touches):
             # look for the head only on this end's side of the line (short lines: the nearer half)
             win = d2[k] <= (reach + margin) ** 2
+            win &= clear_of[ys_abs, xs_abs] > max(HEAD_CLEAR_MIN_PX, HEAD_CLEAR_WIDTHS * shaft * 2)
             for j in range(len(touches)):
                 if j != k:
                     win &= d2[k] <= d2[j]

@@ -74,10 +74,19 @@ class Corpus:
             # a label split over several texts (lines of one box, a shape and its text box)
             best = min(best, substring_distance(needle, joined))
         if best / len(needle) > PRESENT_MAX_DISTANCE:
+            # every word in some text, each within its share of edits (at least one: a misread
+            # letter in a short word) and all within the label's (lines of boxes side by side
+            # interleave in OCR order)
             words = [compact(w) for w in normalise_label(label).split()]
             words = [w for w in words if len(w) >= PRESENT_MIN_CHARS]
-            if words and all(
-                substring_distance(w, joined) <= len(w) * PRESENT_MAX_DISTANCE for w in words
+            edits = [min((substring_distance(w, t) for t in texts), default=len(w)) for w in words]
+            if (
+                words
+                and all(
+                    e <= max(1, int(len(w) * PRESENT_MAX_DISTANCE))
+                    for e, w in zip(edits, words, strict=True)
+                )
+                and sum(edits) <= sum(len(w) for w in words) * PRESENT_MAX_DISTANCE
             ):
                 best = min(best, int(len(needle) * PRESENT_MAX_DISTANCE))
         return best / len(needle)

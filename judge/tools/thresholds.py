@@ -93,6 +93,12 @@ heads 3-11 widths, plain ends 0.6-1.6)."""
 HEAD_BEHIND_MAX_WIDTHS = 1.5
 """... provided the ink behind the head is one plain shaft, at most this many widths wide."""
 
+HEAD_CLEAR_WIDTHS = 1.0
+HEAD_CLEAR_MIN_PX = 2.0
+"""Arrowheads are measured on ink at least this many line widths (and pixels) clear of the
+erased node: what is left of a node's outline there (a diamond's mitred tip, anti-aliasing)
+is not a head; a head reaches back several widths from the node."""
+
 HEAD_THICKNESS_RATIO = 1.7
 """An end carries a head when its local thickness (distance-transform max) exceeds the shaft's by
 this ratio: heads are 2-3x thicker than the shaft (measured on LibreOffice renders)."""
