@@ -21,18 +21,48 @@ from __future__ import annotations
 
 import json
 import shutil
+from collections import Counter
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 
-from generation.gvbench.layout import draw
+from generation.gvbench.layout import draw, edges_as_icons
 from generation.gvbench.spec import make_spec
-from generation.realfig.deck import CONSTRUCTIONS, build_deck
-from generation.realfig.variants import VARIANTS
+from generation.realfig.deck import CONSTRUCTIONS, Construction, build_deck
+from generation.realfig.model import Fig
+from generation.realfig.variants import VARIANTS as REALFIG_VARIANTS
+from generation.realfig.variants import Built, Variant
 from judge.errors import BenchmarkError
 from judge.rundir import atomic_write_bytes, atomic_write_text, write_model
 from judge.schema import CaseLabel, Task
 
 DOMAIN = "graphviz-flow"
+
+
+def _extra_clear_of_edges(fig: Fig, how: Construction) -> Built:
+    """The real-figure ``extra_node`` variant, its new node placed clear of the edges too (a
+    Graphviz layout is compact: its free space is mostly crossed by lines). Falls back to the
+    plain rule when no box clear of the edges is left."""
+    plain = REALFIG_VARIANTS["extra_node"].make
+    try:
+        built = plain(edges_as_icons(fig), how)
+        built = replace(built, fig=replace(built.fig, icons=fig.icons))
+    except ValueError:
+        built = plain(fig, how)
+    # the new node copies the largest node, often the one diamond: draw it in the figure's
+    # most common shape instead (a diamond's corners would wrap its word)
+    shapes = Counter(n.shape for n in fig.nodes)
+    common = max(shapes, key=lambda k: (shapes[k], -list(shapes).index(k)))
+    nodes = tuple(replace(n, shape=common) if n.key == "extra" else n for n in built.fig.nodes)
+    return replace(built, fig=replace(built.fig, nodes=nodes))
+
+
+VARIANTS: dict[str, Variant] = {
+    name: replace(v, make=_extra_clear_of_edges) if name == "extra_node" else v
+    for name, v in REALFIG_VARIANTS.items()
+}
+"""The real-figure variants (same names, gates and subtypes); ``extra_node`` keeps off the
+edges and takes the figure's most common node shape."""
 OUTPUTS = ("tasks", "candidates", "graphviz")
 
 

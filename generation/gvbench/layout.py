@@ -18,6 +18,7 @@ free text.
 from __future__ import annotations
 
 import io
+import itertools
 import json
 import math
 import shutil
@@ -29,7 +30,7 @@ from PIL import Image
 
 from generation.gvbench.spec import PAD_IN, GvSpec, to_dot
 from generation.realfig.geometry import route
-from generation.realfig.model import E, Fig, N, Shape, T
+from generation.realfig.model import E, Fig, Icon, N, Shape, T
 from judge.errors import BenchmarkError
 
 TIMEOUT_S = 60.0
@@ -316,3 +317,23 @@ def to_fig(spec: GvSpec, layout: dict[str, Any], dpi: float, size: tuple[int, in
         raise GraphvizError(f"{spec.task_id}: layout edges {sorted(got)} != spec {sorted(want)}")
     notes = f"{spec.kind}; {st.engine} splines={st.splines}"
     return replace(fig, edges=tuple(edges), texts=tuple(texts), notes=notes)
+
+
+EDGE_MARK_STEP = 0.01
+"""``edges_as_icons`` marks an edge every this share of the figure's larger side."""
+
+
+def edges_as_icons(fig: Fig) -> Fig:
+    """``fig`` with a point-sized icon every ``EDGE_MARK_STEP`` along each edge, so a search
+    for free space (:func:`generation.realfig.geometry.free_box`) keeps off the lines too."""
+    step = EDGE_MARK_STEP * max(fig.size)
+    marks = []
+    for e in fig.edges:
+        pts = route(fig, e)
+        for p, q in itertools.pairwise(pts):
+            n = max(1, math.ceil(math.dist(p, q) / step))
+            for i in range(n + 1):
+                t = i / n
+                x, y = p[0] + (q[0] - p[0]) * t, p[1] + (q[1] - p[1]) * t
+                marks.append(Icon((x - 1, y - 1, 2, 2)))
+    return replace(fig, icons=(*fig.icons, *marks))
