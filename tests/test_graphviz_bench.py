@@ -155,3 +155,8 @@ def test_benchmark_layout_labels_and_decks_follow_graphviz(tmp_path: Path) -> No
         assert (s, d) == (d2, s2), (tid, style)
         _, missing = _read_deck(out / "candidates" / "missing_node" / f"{tid}.pptx")
         assert len(missing) < len(truth)
+
+    again = tmp_path / "again"  # seeded: the same seed writes the same bytes
+    write_graphviz_benchmark(again, SEED, 1, variants=["faithful_shapes", "reversed_edge"])
+    for rel in (f"tasks/{ids[0]}/reference.png", f"candidates/reversed_edge/{ids[0]}.pptx"):
+        assert (again / rel).read_bytes() == (out / rel).read_bytes(), rel
