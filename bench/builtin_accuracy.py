@@ -6,6 +6,12 @@
   built from the specs in ``generation/realfig`` and the reference images in
   ``$PPTJUDGE_SHARED/real-figures`` (copied into the output folder, never into the repository).
   Its figures are split in two folds (never one figure in both); each fold is reported alone.
+* ``graphviz``: the Graphviz benchmark (``generation.gvbench.write_graphviz_benchmark``, same
+  seed and task count as ``synth``): references laid out and drawn by Graphviz (curved,
+  orthogonal, polyline and arc splines, Graphviz arrowheads), decks rebuilt from the same
+  layout, the real-figure variants; two folds by task, each reported alone. Needs ``dot``.
+
+``--bench both`` runs ``synth`` and ``real``; ``--bench all`` runs all three.
 
 For each it runs ``judge run --judge builtin`` and prints the gate confusion matrix, gate
 agreement, Cohen's kappa, faithful reconstructions passed, Stage 3 recall and a per-variant
@@ -17,6 +23,7 @@ Usage::
 
     .venv/bin/python bench/builtin_accuracy.py --bench synth [--seed 1234] [--tasks 10]
     .venv/bin/python bench/builtin_accuracy.py --bench real [--rejudge] [--out /tmp/acc]
+    .venv/bin/python bench/builtin_accuracy.py --bench graphviz --tasks 12 --workers 1
 
 Targets (issue 10): real figures: agreement >= 0.85, kappa >= 0.70, >= 90 % of faithful
 reconstructions passed, in both folds; synthetic: agreement >= 0.95.
@@ -244,7 +251,12 @@ def report(title: str, labels: dict[str, dict[str, Any]], results: dict[str, dic
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--bench", choices=["synth", "real", "both"], default="both")
+    ap.add_argument(
+        "--bench",
+        choices=["synth", "real", "graphviz", "both", "all"],
+        default="both",
+        help="benchmark(s) to measure: both = synth + real, all = synth + real + graphviz",
+    )
     ap.add_argument("--seed", type=int, default=1234)
     ap.add_argument("--tasks", type=int, default=10)
     ap.add_argument("--out", type=Path, default=Path("/tmp/pptjudge-builtin-accuracy"))
@@ -256,7 +268,8 @@ def main() -> int:
     )
     ap.add_argument("--quiet", action="store_true", help="do not list disagreements")
     args = ap.parse_args()
-    kinds = ["synth", "real"] if args.bench == "both" else [args.bench]
+    groups = {"both": ["synth", "real"], "all": ["synth", "real", "graphviz"]}
+    kinds = groups.get(args.bench, [args.bench])
     for kind in kinds:
         bench = args.out / f"bench-{kind}"
         run = args.out / f"run-{kind}"
@@ -265,6 +278,10 @@ def main() -> int:
                 from generation.benchmark import write_benchmark
 
                 write_benchmark(bench, args.seed, args.tasks, force=True)
+            elif kind == "graphviz":
+                from generation.gvbench import write_graphviz_benchmark
+
+                write_graphviz_benchmark(bench, args.seed, args.tasks, force=True)
             else:
                 from generation.realfig.bench import write_realfig_benchmark
 
@@ -278,16 +295,21 @@ def main() -> int:
             run_judge(bench, run, args.rounds, args.workers)
             results = read_jsonl(run / "results.jsonl")
         how = "re-judged in process" if args.rejudge else f"{args.rounds} rounds"
-        name = f"synthetic (seed {args.seed})" if kind == "synth" else "real figures"
+        name = {
+            "synth": f"synthetic (seed {args.seed})",
+            "real": "real figures",
+            "graphviz": f"Graphviz-drawn (seed {args.seed})",
+        }[kind]
         report(f"{name}, builtin judge, {how}", labels, results, not args.quiet)
-        if kind == "real":
+        if kind in ("real", "graphviz"):
             folds = json.loads((bench / "bench.json").read_text())["folds"]
             for k in (0, 1):
                 sub = {c: lb for c, lb in labels.items() if folds[lb["task_id"]] == k}
                 if not sub:
                     continue
                 figs = sorted({lb["task_id"] for lb in sub.values()})
-                report(f"real figures fold {k} ({', '.join(figs)})", sub, results, False)
+                what = "real figures" if kind == "real" else "Graphviz"
+                report(f"{what} fold {k} ({', '.join(figs)})", sub, results, False)
     return 0
 
 

@@ -9,6 +9,8 @@ from generation.realfig.model import BoxT, E, Fig, Shape
 Pt = tuple[float, float]
 CURVE_SAMPLES = 14
 """Points a curved edge is sampled at (a quadratic Bezier)."""
+SNAP_PX = 2.0
+"""A first or last waypoint this close to its node's outline is taken as the edge's end."""
 LOOP_HEIGHT = 0.7
 """A self-loop rises this share of its node's height above it."""
 
@@ -93,7 +95,12 @@ def route(fig: Fig, e: E) -> list[Pt]:
     (sx, sy), (tx, ty) = centre(sb), centre(db)
     if e.points:
         first, last = e.points[0], e.points[-1]
-        return [clip(sb, ss, (sx, sy), first), *e.points, clip(db, ds, (tx, ty), last)]
+        a, b = clip(sb, ss, (sx, sy), first), clip(db, ds, (tx, ty), last)
+        inner = list(e.points)
+        # a waypoint already on the node's outline is the end itself (a laid-out spline)
+        head = [] if math.dist(a, first) <= SNAP_PX else [a]
+        tail = [] if math.dist(b, last) <= SNAP_PX and len(inner) > 1 else [b]
+        return [*head, *inner, *tail]
     if e.route == "hv":
         p1 = _side_point(sb, "right" if tx > sx else "left")
         p2 = _side_point(db, "top" if sy < ty else "bottom")

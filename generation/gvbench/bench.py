@@ -1,0 +1,151 @@
+"""Materialise the Graphviz benchmark in the DESIGN.md layout.
+
+::
+
+    <out>/tasks/<task_id>/reference.png        Graphviz's PNG (dot/neato/fdp -Tpng)
+    <out>/tasks/<task_id>/task.json
+    <out>/graphviz/<task_id>.dot               the DOT source the reference was drawn from
+    <out>/graphviz/<task_id>.json              Graphviz's layout of the same run (-Tjson)
+    <out>/candidates/<variant>/<task_id>.pptx  one deck per variant and task
+    <out>/labels.jsonl                         CaseLabel per case (expected gate, subtypes)
+    <out>/bench.json                           tasks, variants, folds, how each was drawn
+
+The candidate decks are built from the layout Graphviz wrote, with the real-figure deck builder
+(:mod:`generation.realfig.deck`) and its variants (:mod:`generation.realfig.variants`): the
+same ten variants with the same expected gates. Defect variants alternate the two faithful
+constructions over the tasks. Folds: by task index (even / odd), so a task never sits in both.
+The layout files sit outside ``tasks/`` so a judge never sees them.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import replace
+from pathlib import Path
+
+from generation.gvbench.layout import draw, edges_as_icons
+from generation.gvbench.spec import make_spec
+from generation.realfig.deck import CONSTRUCTIONS, Construction, build_deck
+from generation.realfig.model import Fig
+from generation.realfig.variants import VARIANTS as REALFIG_VARIANTS
+from generation.realfig.variants import Built, Variant
+from judge.errors import BenchmarkError
+from judge.rundir import atomic_write_bytes, atomic_write_text, write_model
+from judge.schema import CaseLabel, Task
+
+DOMAIN = "graphviz-flow"
+
+
+def _extra_clear_of_edges(fig: Fig, how: Construction) -> Built:
+    """The real-figure ``extra_node`` variant, its new node placed clear of the edges too (a
+    Graphviz layout is compact: its free space is mostly crossed by lines). Falls back to the
+    plain rule when no box clear of the edges is left."""
+    plain = REALFIG_VARIANTS["extra_node"].make
+    try:
+        built = plain(edges_as_icons(fig), how)
+        built = replace(built, fig=replace(built.fig, icons=fig.icons))
+    except ValueError:
+        built = plain(fig, how)
+    # the new node copies the largest node, often the one diamond: draw it in the figure's
+    # most common shape instead (a diamond's corners would wrap its word)
+    shapes = Counter(n.shape for n in fig.nodes)
+    common = max(shapes, key=lambda k: (shapes[k], -list(shapes).index(k)))
+    nodes = tuple(replace(n, shape=common) if n.key == "extra" else n for n in built.fig.nodes)
+    return replace(built, fig=replace(built.fig, nodes=nodes))
+
+
+VARIANTS: dict[str, Variant] = {
+    name: replace(v, make=_extra_clear_of_edges) if name == "extra_node" else v
+    for name, v in REALFIG_VARIANTS.items()
+}
+"""The real-figure variants (same names, gates and subtypes); ``extra_node`` keeps off the
+edges and takes the figure's most common node shape."""
+OUTPUTS = ("tasks", "candidates", "graphviz")
+
+
+def task_id_for(seed: int, index: int) -> str:
+    return f"g{seed}-gv{index:02d}"
+
+
+def fold_of(index: int) -> int:
+    """0 or 1: the fold task ``index`` belongs to."""
+    return index % 2
+
+
+def write_graphviz_benchmark(
+    out: Path,
+    seed: int,
+    tasks: int,
+    force: bool = False,
+    variants: Sequence[str] | None = None,
+) -> list[CaseLabel]:
+    """Write ``tasks`` Graphviz-drawn tasks and one deck per variant (default: every variant)
+    for each. An existing non-empty ``out`` is refused unless ``force``. Raises
+    :class:`generation.gvbench.layout.GraphvizError` when Graphviz is missing or fails."""
+    out = Path(out)
+    if tasks < 1:
+        raise BenchmarkError(f"{out}: need at least one task, got {tasks}")
+    names = list(variants or VARIANTS)
+    unknown = [v for v in names if v not in VARIANTS]
+    if unknown:
+        raise BenchmarkError(f"unknown variant(s) {unknown} (known: {sorted(VARIANTS)})")
+    if out.exists() and not out.is_dir():
+        raise BenchmarkError(f"{out}: exists and is not a directory")
+    if out.is_dir() and any(out.iterdir()):
+        if not force:
+            raise BenchmarkError(f"{out}: directory is not empty (use force to replace it)")
+        for sub in OUTPUTS:
+            shutil.rmtree(out / sub, ignore_errors=True)
+    labels: list[CaseLabel] = []
+    drawn_how: dict[str, dict[str, object]] = {}
+    for i in range(tasks):
+        tid = task_id_for(seed, i)
+        spec = make_spec(tid, i, seed)
+        drawn = draw(spec)
+        fig = drawn.fig
+        folder = out / "tasks" / tid
+        atomic_write_bytes(folder / "reference.png", drawn.png)
+        write_model(folder / "task.json", Task(id=tid, domain=DOMAIN, assets=[]))
+        atomic_write_text(out / "graphviz" / f"{tid}.dot", drawn.dot)
+        atomic_write_text(out / "graphviz" / f"{tid}.json", json.dumps(drawn.layout) + "\n")
+        st = spec.style
+        drawn_how[tid] = {
+            "kind": spec.kind, "engine": st.engine, "splines": st.splines,
+            "arrowhead": st.arrowhead, "rankdir": st.rankdir, "font": st.font,
+            "shapes": sorted({n.shape for n in spec.nodes}), "nodes": len(spec.nodes),
+            "edges": len(spec.edges), "size": list(fig.size), "dpi": drawn.dpi,
+        }  # fmt: skip
+        for name in names:
+            v = VARIANTS[name]
+            built = v.make(fig, CONSTRUCTIONS[i % 2])
+            nowrap = frozenset(k for k, w in built.wrap.items() if not w)
+            deck = build_deck(built.fig, built.construction, nowrap)
+            atomic_write_bytes(out / "candidates" / name / f"{tid}.pptx", deck)
+            labels.append(
+                CaseLabel(
+                    case_id=f"{name}/{tid}",
+                    task_id=tid,
+                    config_id=name,
+                    variant=name,
+                    style=built.construction,
+                    gate=v.gate,
+                    subtypes=list(v.subtypes),
+                    defects=built.defects,
+                )
+            )
+    labels.sort(key=lambda lb: lb.case_id)
+    atomic_write_text(out / "labels.jsonl", "".join(lb.model_dump_json() + "\n" for lb in labels))
+    ids = [task_id_for(seed, i) for i in range(tasks)]
+    manifest = {
+        "generator": "pptjudge generation.gvbench",
+        "seed": seed,
+        "tasks": ids,
+        "variants": names,
+        "folds": {t: fold_of(i) for i, t in enumerate(ids)},
+        "drawn": drawn_how,
+    }
+    atomic_write_text(out / "bench.json", json.dumps(manifest, indent=2) + "\n")
+    return labels
