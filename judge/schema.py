@@ -214,6 +214,10 @@ class SlideObject(Model):
     """Arrowhead at the start point (``triangle``, ``stealth``, ...) or None."""
     tail_end: str | None = None
     """Arrowhead at the end point or None."""
+    path_ends: list[tuple[float, float]] | None = None
+    """Open freeforms (a custom path that is not closed): its first and last points, slide
+    frame fractions (flips applied, rotation not): where a drawn line really starts and ends,
+    which its box's corners do not say for a curve."""
     begin_id: int | None = None
     """Connectors: the shape id glued at the start, if any."""
     end_id: int | None = None

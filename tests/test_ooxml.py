@@ -229,3 +229,58 @@ def test_slide_count_and_empty_deck(tmp_path: Path) -> None:
 def test_picture_in_deck_helper_round_trips(tmp_path: Path) -> None:
     deck = make_deck(tmp_path / "p.pptx", pictures=[Pic(icon_image(2), (0.1, 0.1, 0.2, 0.2))])
     assert [o.type for o in read_object_tree(deck).objects].count("picture") == 1
+
+
+def test_an_open_freeform_records_where_its_path_starts_and_ends(tmp_path: Path) -> None:
+    """A curve's ends are not its box's corners: a back edge leaving the right of A, looping
+    below and entering B's left from the right again starts and ends inside its box."""
+
+    def build(slide) -> None:
+        pts = [(0.6, 0.3), (0.9, 0.5), (0.5, 0.9), (0.1, 0.5), (0.4, 0.3)]
+        fb = slide.shapes.build_freeform(
+            int(pts[0][0] * SLIDE_W_EMU), int(pts[0][1] * SLIDE_H_EMU), scale=1.0
+        )
+        fb.add_line_segments(
+            [(int(x * SLIDE_W_EMU), int(y * SLIDE_H_EMU)) for x, y in pts[1:]], close=False
+        )
+        fb.convert_to_shape().name = "Curve"
+        closed = slide.shapes.build_freeform(0, 0, scale=1.0)
+        closed.add_line_segments([(100000, 0), (100000, 100000)], close=True)
+        closed.convert_to_shape().name = "Closed"
+
+    deck = make_deck(tmp_path / "f.pptx", n_shapes=0, connectors=False, text_boxes=False,
+                     extra=build)  # fmt: skip
+    objs = {o.name: o for o in read_object_tree(deck).objects}
+    (sx, sy), (ex, ey) = objs["Curve"].path_ends or [(0, 0), (0, 0)]
+    assert (round(sx, 3), round(sy, 3)) == (0.6, 0.3)
+    assert (round(ex, 3), round(ey, 3)) == (0.4, 0.3)
+    assert objs["Closed"].path_ends is None
+
+
+def test_the_tree_reads_a_curved_edge_between_the_nodes_its_path_joins(tmp_path: Path) -> None:
+    from judge.tools.graphread import read_tree_graph
+
+    def build(slide) -> None:
+        for name, x in (("Alpha", 0.1), ("Beta", 0.7)):
+            s = slide.shapes.add_shape(MSO_SHAPE.RECTANGLE, *_emu(x, 0.1, 0.2, 0.15))
+            s.text_frame.text = name
+        # from Beta's bottom, down and round, up into Alpha's bottom; head at the end
+        pts = [(0.8, 0.25), (0.8, 0.8), (0.2, 0.8), (0.2, 0.25)]
+        fb = slide.shapes.build_freeform(
+            int(pts[0][0] * SLIDE_W_EMU), int(pts[0][1] * SLIDE_H_EMU), scale=1.0
+        )
+        fb.add_line_segments(
+            [(int(x * SLIDE_W_EMU), int(y * SLIDE_H_EMU)) for x, y in pts[1:]], close=False
+        )
+        curve = fb.convert_to_shape()
+        curve.fill.background()
+        ln = curve.line._get_or_add_ln()
+        ln.append(ln.makeelement(qn("a:tailEnd"), {"type": "triangle"}))
+
+    deck = make_deck(tmp_path / "c.pptx", n_shapes=0, connectors=False, text_boxes=False,
+                     extra=build)  # fmt: skip
+    g = read_tree_graph(read_object_tree(deck), (1600, 900))
+    names = {n.id: n.label for n in g.nodes}
+    assert {(names[e.src], names[e.dst], e.direction) for e in g.edges} == {
+        ("Beta", "Alpha", "high")
+    }

@@ -271,6 +271,25 @@ def _classify(shape: etree._Element) -> ObjectType:
     return "other"
 
 
+def _path_ends(cust: etree._Element) -> list[tuple[float, float]] | None:
+    """First and last points of a custom geometry's first path as fractions of the path's
+    own size; None for a closed path, an empty one or one without a size."""
+    path = cust.find(f"{A}pathLst/{A}path")
+    if path is None or path.find(f"{A}close") is not None:
+        return None
+    w, h = to_int(path.get("w"), 0), to_int(path.get("h"), 0)
+    pts = [
+        (to_int(pt.get("x"), 0), to_int(pt.get("y"), 0))
+        for step in path
+        if step.tag in (A + "moveTo", A + "lnTo", A + "cubicBezTo", A + "quadBezTo")
+        for pt in step.findall(f"{A}pt")[-1:]
+    ]
+    if w <= 0 or h <= 0 or len(pts) < 2:
+        return None
+    (x0, y0), (x1, y1) = pts[0], pts[-1]
+    return [(x0 / w, y0 / h), (x1 / w, y1 / h)]
+
+
 @functools.lru_cache(maxsize=512)
 def _default_adjustments(prst: str) -> tuple[tuple[str, int], ...]:
     """python-pptx's default (name, raw value) adjustments of a preset; empty when unknown."""
@@ -427,8 +446,18 @@ def _visit(
     if shape.tag in (P + "sp", P + "cxnSp"):
         sppr = shape.find(f"{P}spPr")
         prst = sppr.find(f"{A}prstGeom") if sppr is not None else None
-        if sppr is not None and sppr.find(f"{A}custGeom") is not None:
+        cust = sppr.find(f"{A}custGeom") if sppr is not None else None
+        if cust is not None:
             fields["geometry"] = "custom"
+            ends = _path_ends(cust)
+            if ends is not None:
+                fields["path_ends"] = [
+                    (
+                        bbox.x + (1.0 - fx if fields["flip_h"] else fx) * bbox.w,
+                        bbox.y + (1.0 - fy if fields["flip_v"] else fy) * bbox.h,
+                    )
+                    for fx, fy in ends
+                ]
         elif prst is not None:
             fields["geometry"] = prst.get("prst")
             fields["adjustments"] = _adjustments(prst)

@@ -488,11 +488,15 @@ def read_tree_graph(tree: ObjectTree, size: tuple[int, int]) -> Graph:
         x, y, bw, bh = _px_box(o, w, h)
         start = (x + bw if o.flip_h else x, y + bh if o.flip_v else y)
         end = (x if o.flip_h else x + bw, y if o.flip_v else y + bh)
+        known_order = o.type in LINE_TYPES
+        if o.path_ends is not None:  # an open freeform: its path says where it starts and ends
+            (sx, sy), (ex, ey) = o.path_ends
+            start, end = (sx * w, sy * h), (ex * w, ey * h)
+            known_order = True
         a = node_of.get(o.begin_id) if o.begin_id is not None else None
         b = node_of.get(o.end_id) if o.end_id is not None else None
         a = a or nearest(start)
         b = b or nearest(end)
-        known_order = o.type in LINE_TYPES
         if (a is None or b is None) and not (a or b):
             # a polyline's ends are two opposite corners of its box, in an order the tree
             # does not give: direction is left to the raster reading

@@ -367,8 +367,9 @@ def edge_tree_pass(r: Readings, found: list[Discrepancy]) -> list[Judged]:
         rs, rd = r.m_ren.pairs.get(s), r.m_ren.pairs.get(d)
         if ts is None or td is None or rs is None or rd is None:
             continue
-        if ren_e.get((rs, rd)) in ("high", "medium"):
-            continue  # the render shows the edge as the reference draws it
+        sure = ("high", "medium")
+        if ren_e.get((rs, rd)) in sure and ren_e.get((rd, rs)) not in sure:
+            continue  # the render shows the edge as the reference draws it (and only so)
         if tree_e.get((td, ts)) == "high" and (ts, td) not in tree_e:
             disc = _edge_disc("reversed_edge", r, s, d, "the deck's connector points the other way")
             if disc.key not in seen:
