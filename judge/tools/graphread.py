@@ -269,8 +269,16 @@ def _is_icon(img: np.ndarray, b: Blob, ocr: list[OcrLine]) -> bool:
         inner[max(0, ty - y) : max(0, ty - y + th), max(0, tx - x) : max(0, tx - x + tw)] = False
     if int(inner.sum()) < ICON_MIN_PIXELS:
         return False
-    px = img[y : y + h, x : x + w][inner].astype(np.int16)
-    away = np.abs(px - np.asarray(b.interior_bgr, np.int16)).max(axis=1) > INK_DIFF
+    px = img[y : y + h, x : x + w][inner].astype(np.float32)
+    fill = np.asarray(b.interior_bgr, np.float32)
+    away = np.abs(px - fill).max(axis=1) > INK_DIFF
+    if b.stroke_bgr is not None:
+        # lines in the outline's colour (a cylinder's rim, a divider) and their blends with
+        # the fill are the shape's own drawing, not a picture's content
+        axis = np.asarray(b.stroke_bgr, np.float32) - fill
+        t = np.clip((px - fill) @ axis / max(1.0, float(axis @ axis)), 0.0, 1.0)
+        off = np.abs(px - (fill + t[:, None] * axis)).max(axis=1)
+        away &= off > INK_DIFF
     return float(away.mean()) > ICON_MIN_BUSY_FRAC
 
 
