@@ -191,7 +191,7 @@ def _dirs_for(paths: list[Path]) -> list[str]:
     for p in paths:
         for parent in reversed(p.parents):
             s = str(parent)
-            if s not in ("/", "/usr") and not s.startswith("/usr/") and s not in seen:
+            if s not in ("/", "/usr", "/tmp") and not s.startswith("/usr/") and s not in seen:
                 seen.append(s)
     args: list[str] = []
     for d in seen:
@@ -247,6 +247,11 @@ class Sandbox:
             "--symlink",
             "usr/bin",
             "/bin",
+            # the private /tmp first: a project (its venv) cloned under /tmp is bound over it
+            "--size",
+            str(lim.tmp_bytes),
+            "--tmpfs",
+            "/tmp",
             *_dirs_for(binds),
         ]
         for p in binds:
@@ -256,10 +261,6 @@ class Sandbox:
             "/proc",
             "--dev",
             "/dev",
-            "--size",
-            str(lim.tmp_bytes),
-            "--tmpfs",
-            "/tmp",
             "--bind",
             str(self.folder.resolve()),
             SANDBOX_DIR,
