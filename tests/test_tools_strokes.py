@@ -143,3 +143,44 @@ def test_glyph_box_keeps_the_arrowhead_ocr_read_as_a_character() -> None:
     assert _glyph_box("-No-", (0.0, 0.0, 40.0, 10.0)) == (10.0, 0.0, 20.0, 10.0)
     assert _glyph_box("Yes", (0.0, 0.0, 30.0, 10.0)) == (0.0, 0.0, 30.0, 10.0)
     assert np.isclose(_glyph_box("→→", (0.0, 0.0, 30.0, 10.0))[2], 30.0)
+
+
+@pytest.mark.slow
+def test_outlined_ellipses_touched_by_big_arrowheads_are_nodes(
+    render_pool: RenderPool, tmp_path: Path
+) -> None:
+    """An arrowhead overlapping an unfilled ellipse's outline straddles its box; it is no
+    node on a loop of lines, so the ellipse is still read as a node."""
+    prs = Presentation()
+    prs.slide_width, prs.slide_height = Emu(SLIDE_W), Emu(SLIDE_H)
+    slide = prs.slides.add_slide(prs.slide_layouts[6])
+    centres = {"Top": (800, 150), "Left": (350, 600), "Right": (1250, 600)}
+    for name, (cx, cy) in centres.items():
+        s = slide.shapes.add_shape(
+            MSO_SHAPE.OVAL, Emu(int((cx - 150) * PX)), Emu(int((cy - 60) * PX)),
+            Emu(int(300 * PX)), Emu(int(120 * PX)),
+        )  # fmt: skip
+        s.fill.background()
+        s.line.color.rgb = BLACK
+        s.line.width = Pt(2)
+        s.text_frame.text = name
+        s.text_frame.paragraphs[0].runs[0].font.color.rgb = BLACK
+    for dst, x1 in (("Left", 380), ("Right", 1220)):
+        c = slide.shapes.add_connector(
+            MSO_CONNECTOR.STRAIGHT, Emu(int(800 * PX)), Emu(int(210 * PX)),
+            Emu(int(x1 * PX)), Emu(int((centres[dst][1] - 55) * PX)),
+        )  # fmt: skip
+        c.line.width = Pt(4)
+        c.line.color.rgb = BLACK
+        tail = etree.SubElement(c.line._get_or_add_ln(), qn("a:tailEnd"))
+        tail.set("type", "triangle")
+        tail.set("w", "lg")
+        tail.set("len", "lg")
+    deck = tmp_path / "e.pptx"
+    prs.save(str(deck))
+    render_pool.render(deck, tmp_path / "e.png")
+    img = cv2.imread(str(tmp_path / "e.png"))
+    assert img is not None
+    sx = img.shape[1] / 1600
+    big = [b for b in detect_blobs(img) if b.box[2] > 200 * sx]
+    assert len(big) == 3, [b.box for b in big]

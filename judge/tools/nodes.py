@@ -167,7 +167,14 @@ def _fill_holes(ink: np.ndarray, min_side: int, k: int) -> np.ndarray:
     small = min_side * min_side / 4
     thick = cv2.morphologyEx(ink, cv2.MORPH_OPEN, np.ones((k, k), np.uint8))
     n, _, stats, _ = cv2.connectedComponentsWithStats(thick, connectivity=8)
-    boxes = [tuple(int(v) for v in stats[j, :4]) for j in range(1, n) if stats[j, 4] >= small]
+    # solids that may be nodes sitting on a loop of lines; arrowhead-sized ones (under
+    # HEAD_MAX_SIDE_FACTOR node sides) do not count: an arrowhead touching an outlined node's
+    # border would otherwise stop that node from being filled
+    boxes = [
+        tuple(int(v) for v in stats[j, :4])
+        for j in range(1, n)
+        if stats[j, 4] >= small and max(stats[j, 2], stats[j, 3]) >= HEAD_MAX_SIDE_FACTOR * min_side
+    ]
     # the interiors of outlined boxes are holes too: a loop of lines through outlined nodes
     # is straddled by them just as by filled nodes
     holes = {
