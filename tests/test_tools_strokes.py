@@ -184,3 +184,37 @@ def test_outlined_ellipses_touched_by_big_arrowheads_are_nodes(
     sx = img.shape[1] / 1600
     big = [b for b in detect_blobs(img) if b.box[2] > 200 * sx]
     assert len(big) == 3, [b.box for b in big]
+
+
+@pytest.mark.slow
+def test_light_flat_fills_without_outline_are_nodes(
+    render_pool: RenderPool, tmp_path: Path
+) -> None:
+    """#EEEEEE boxes with no outline on white (17 below the background, under the ink
+    threshold) are read as nodes; a cylinder's lighter cap inside its fill is no extra node."""
+    prs = Presentation()
+    prs.slide_width, prs.slide_height = Emu(SLIDE_W), Emu(SLIDE_H)
+    slide = prs.slides.add_slide(prs.slide_layouts[6])
+    light, cap = (0xEE, 0xEE, 0xEE), (0xD9, 0xD9, 0xD9)
+    kinds = [(150, MSO_SHAPE.RECTANGLE, light), (650, MSO_SHAPE.RECTANGLE, light)]
+    for i, (x, shape, rgb) in enumerate([*kinds, (1150, MSO_SHAPE.CAN, cap)]):
+        s = slide.shapes.add_shape(
+            shape, Emu(int(x * PX)), Emu(int(350 * PX)), Emu(int(260 * PX)), Emu(int(140 * PX))
+        )
+        s.fill.solid()
+        s.fill.fore_color.rgb = RGBColor(*rgb)
+        if shape == MSO_SHAPE.RECTANGLE:
+            s.line.fill.background()
+        else:
+            s.line.color.rgb = RGBColor(0x66, 0x66, 0x66)
+        s.text_frame.text = f"Step {i}"
+        s.text_frame.paragraphs[0].runs[0].font.color.rgb = BLACK
+    deck = tmp_path / "l.pptx"
+    prs.save(str(deck))
+    render_pool.render(deck, tmp_path / "l.png")
+    img = cv2.imread(str(tmp_path / "l.png"))
+    assert img is not None
+    sx = img.shape[1] / 1600
+    top = [b for b in detect_blobs(img) if b.depth == 0 and b.box[2] > 200 * sx]
+    assert len(top) == 3, [b.box for b in top]
+    assert not [b for b in detect_blobs(img) if b.depth > 0 and b.box[2] > 200 * sx]

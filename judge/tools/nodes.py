@@ -28,6 +28,9 @@ from judge.tools.thresholds import (
     HEAD_MAX_SIDE_FACTOR,
     HOLE_FILL_MIN_EXTENT,
     INK_DIFF,
+    LIGHT_FILL_DIFF,
+    LIGHT_FILL_MAX_GRADIENT,
+    LIGHT_FILL_MIN_PX,
     LINE_INK_DIFF,
     LINE_OPEN_PER_KPX,
     MAX_DEPTH,
@@ -116,11 +119,15 @@ def channel_min(img: np.ndarray) -> np.ndarray:
     return cv2.min(cv2.min(b, g), r)
 
 
-def ink_mask(img: np.ndarray, background: Any, strong: bool = False) -> np.ndarray:
+def ink_mask(
+    img: np.ndarray, background: Any, strong: bool = False, light: bool = False
+) -> np.ndarray:
     """uint8 0/1 mask of pixels differing from ``background`` (a BGR triple or an HxWx3 map).
 
     Soft grey shadows (neutral, light, with a gradient) are left out; ``strong`` uses the
-    higher line-ink threshold, which also drops shadows of lines.
+    higher line-ink threshold, which also drops shadows of lines; ``light`` adds light flat
+    fills (on the page's background only: inside a node, a lighter cap or band of its own
+    fill is no new node).
     """
     if isinstance(background, np.ndarray) and background.shape == img.shape:
         bg = background
@@ -140,7 +147,14 @@ def ink_mask(img: np.ndarray, background: Any, strong: bool = False) -> np.ndarr
         & (grad >= SHADOW_MIN_GRADIENT)
         & (grad <= 3 * SHADOW_MAX_DIFF // 2)
     )
-    return (ink & ~shadow).astype(np.uint8)
+    if not light:
+        return (ink & ~shadow).astype(np.uint8)
+    # a light flat fill (#EEE on white) differs by less than INK_DIFF: flat stretches that
+    # differ a little, wide enough not to be anti-aliasing or JPEG ringing, are ink too
+    flat = ((diff > LIGHT_FILL_DIFF) & (grad <= LIGHT_FILL_MAX_GRADIENT)).astype(np.uint8)
+    k = np.ones((LIGHT_FILL_MIN_PX, LIGHT_FILL_MIN_PX), np.uint8)
+    flat = cv2.morphologyEx(flat, cv2.MORPH_OPEN, k)
+    return ((ink & ~shadow) | (flat > 0)).astype(np.uint8)
 
 
 def erode(mask: np.ndarray, r: int) -> np.ndarray:
@@ -290,7 +304,7 @@ def _scan(
 ) -> None:
     min_side = scaled_px(MIN_NODE_SIDE_PER_KPX, full_shape, 8)
     k = scaled_px(LINE_OPEN_PER_KPX, full_shape, 3)
-    ink = ink_mask(img, bg) & area
+    ink = ink_mask(img, bg, light=depth == 0) & area
     # close 1-2 px gaps (anti-aliased seams between a stroke and a fill)
     solid = cv2.morphologyEx(
         _fill_holes(ink, min_side, k), cv2.MORPH_CLOSE, np.ones((5, 5), np.uint8)

@@ -20,6 +20,14 @@ INK_DIFF = 28
 preparation's content threshold (10) because anti-aliased edges and JPEG noise of references
 otherwise turn box interiors speckled; real strokes and fills differ by far more."""
 
+LIGHT_FILL_DIFF = 8
+LIGHT_FILL_MAX_GRADIENT = 2
+LIGHT_FILL_MIN_PX = 9
+"""A light flat fill (#EEE boxes on white, 17 below the background) is ink where it differs
+from the background by more than LIGHT_FILL_DIFF, is flat (3x3 gradient at most
+LIGHT_FILL_MAX_GRADIENT) over LIGHT_FILL_MIN_PX square stretches: anti-aliasing, JPEG ringing
+and soft shadows are not flat."""
+
 LINE_INK_DIFF = 60
 """Lines are read from stronger ink: LibreOffice's default soft shadows reach a difference of
 about 47 from white, connector strokes are far darker (black or saturated colours)."""
