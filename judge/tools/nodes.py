@@ -153,8 +153,8 @@ def ink_mask(
     # differ a little, wide enough not to be anti-aliasing or JPEG ringing, are ink too
     flat = ((diff > LIGHT_FILL_DIFF) & (grad <= LIGHT_FILL_MAX_GRADIENT)).astype(np.uint8)
     k = np.ones((LIGHT_FILL_MIN_PX, LIGHT_FILL_MIN_PX), np.uint8)
-    flat = cv2.morphologyEx(flat, cv2.MORPH_OPEN, k)
-    return ((ink & ~shadow) | (flat > 0)).astype(np.uint8)
+    wide = cv2.morphologyEx(flat, cv2.MORPH_OPEN, k) > 0
+    return ((ink & ~shadow) | wide).astype(np.uint8)
 
 
 def erode(mask: np.ndarray, r: int) -> np.ndarray:
