@@ -147,7 +147,8 @@ def main() -> int:
     if times:
         print(
             f"cases: {len(times)}; median {statistics.median(times):.2f} s per case "
-            f"(3 rounds, excluding rendering; target < 5 s); max {max(times):.2f} s"
+            "(3 rounds, excluding rendering; target < 3 s on 2000-px figures, issue 10); "
+            f"max {max(times):.2f} s"
         )
     return 0
 
