@@ -218,3 +218,21 @@ def test_light_flat_fills_without_outline_are_nodes(
     top = [b for b in detect_blobs(img) if b.depth == 0 and b.box[2] > 200 * sx]
     assert len(top) == 3, [b.box for b in top]
     assert not [b for b in detect_blobs(img) if b.depth > 0 and b.box[2] > 200 * sx]
+
+
+def test_a_sharp_fold_is_a_junction_but_a_right_angle_only_at_a_node() -> None:
+    """Two arrows whose heads merged skeletonise into one path folding back: the fold is cut
+    into a junction. A right-angle bend (an elbow connector) is cut only right at a node."""
+    from judge.tools.strokes import _skeleton
+
+    def cut_near(points: list[tuple[int, int]], corner: tuple[int, int], boxes: list) -> bool:
+        img = np.zeros((200, 200), np.uint8)
+        cv2.polylines(img, [np.array(points, np.int32)], False, 1, 3)
+        sk = _skeleton(img, 3.0, 12.0, boxes)
+        assert sk is not None
+        return any(np.hypot(c[1] - corner[0], c[0] - corner[1]) < 12 for c in sk.centres.values())
+
+    assert cut_near([(20, 60), (150, 100), (20, 140)], (150, 100), [])
+    assert not cut_near([(20, 100), (100, 100), (180, 100)], (100, 100), [])
+    assert not cut_near([(20, 20), (120, 20), (120, 180)], (120, 20), [])
+    assert cut_near([(20, 20), (120, 20), (120, 180)], (120, 20), [(125.0, 0.0, 60.0, 40.0)])

@@ -25,7 +25,12 @@ import cv2
 import numpy as np
 from skimage.morphology import skeletonize
 
-from judge.tools.thresholds import CROSSING_MAX_TURN_DEG, JUNCTION_MAX_TURN_DEG
+from judge.tools.thresholds import (
+    APEX_MAX_OPENING_DEG,
+    CROSSING_MAX_TURN_DEG,
+    JUNCTION_MAX_TURN_DEG,
+    NODE_APEX_MAX_OPENING_DEG,
+)
 
 
 @dataclass
@@ -82,12 +87,65 @@ class _Skeleton:
     rj: int
 
 
-def _skeleton(comp: np.ndarray, width: float, spur_px: float) -> _Skeleton | None:
+def _apexes(
+    skel: np.ndarray, nb: np.ndarray, reach: float, at_node: np.ndarray | None = None
+) -> np.ndarray:
+    """Skeleton pixels where the path folds back sharply: two arrows meeting at one point
+    (their heads merged) or a fan leaving one point skeletonise into a single bent path, with no
+    junction. At such an apex both arms lie on the same side: every skeleton pixel ``reach``
+    away is within ``APEX_MAX_OPENING_DEG`` of the others, in two separate pieces. Pixels near
+    a path's end see one arm only and are left out."""
+    from scipy.spatial import cKDTree
+
+    pts = np.argwhere(skel)
+    out = np.zeros_like(skel)
+    ends = np.argwhere(skel & (nb <= 1))
+    if len(pts) < 8:
+        return out
+    tree = cKDTree(pts)
+    far = tree.query_ball_point(pts, reach + 1.5)
+    near = tree.query_ball_point(pts, reach - 1.5)
+    end_tree = cKDTree(ends) if len(ends) else None
+    cos_far = float(np.cos(np.radians(APEX_MAX_OPENING_DEG)))
+    cos_node = float(np.cos(np.radians(NODE_APEX_MAX_OPENING_DEG)))
+    for i, p in enumerate(pts):
+        if nb[p[0], p[1]] != 2:
+            continue
+        cos_max = cos_node if at_node is not None and at_node[p[0], p[1]] else cos_far
+        if end_tree is not None and end_tree.query(p)[0] <= 1.5 * reach:
+            continue
+        ring = sorted(set(far[i]) - set(near[i]))
+        if len(ring) < 2:
+            continue
+        vec = (pts[ring] - p).astype(np.float64)
+        vec /= np.linalg.norm(vec, axis=1, keepdims=True)
+        if float((vec @ vec.T).min()) < cos_max:
+            continue  # the arms go apart (a straight or bent path): no apex
+        # two arms, not one: the ring pixels fall into pieces more than 2 px apart
+        rp = pts[ring]
+        gaps = np.linalg.norm(rp[:, None, :] - rp[None, :, :], axis=2)
+        if float(gaps.max()) > 2.5:
+            out[p[0], p[1]] = True
+    return out
+
+
+def _skeleton(
+    comp: np.ndarray,
+    width: float,
+    spur_px: float,
+    boxes: list[tuple[float, float, float, float]] = (),  # type: ignore[assignment]
+) -> _Skeleton | None:
     skel: np.ndarray = skeletonize(comp > 0)  # type: ignore[no-untyped-call]
     if not skel.any():
         return None
     nb = _neighbours(skel)
     junction = skel & (nb >= 3)
+    at_node = np.zeros_like(skel)
+    prox = 2 * max(3, int(round(2.0 * width))) + 3
+    for bx, by, bw, bh in boxes:
+        x0, y0 = max(0, int(bx) - prox), max(0, int(by) - prox)
+        at_node[y0 : int(by + bh) + prox + 1, x0 : int(bx + bw) + prox + 1] = True
+    junction |= _apexes(skel, nb, max(6.0, 4.0 * width), at_node)
     # junction pixels closer than half a spur are one junction (an arrowhead's or a crossing's
     # skeleton splits into several close ones)
     rj = max(3, int(round(2.0 * width)), int(round(spur_px / 2)))
@@ -168,8 +226,14 @@ def _alive(sk: _Skeleton, at_node: set[int], spur_px: float) -> set[int]:
 class _Walker:
     """Follows strokes through junction zones under the turn limits."""
 
-    def __init__(self, sk: _Skeleton, alive: set[int], width: float) -> None:
-        self.sk, self.alive = sk, alive
+    def __init__(
+        self,
+        sk: _Skeleton,
+        alive: set[int],
+        width: float,
+        at_nodes: frozenset[int] | set[int] = frozenset(),
+    ) -> None:
+        self.sk, self.alive, self.at_nodes = sk, alive, at_nodes
         self.at_zone: dict[int, list[int]] = {z: [] for z in sk.centres}
         for i in sorted(alive):
             for z in sk.branches[i].zones:
@@ -183,6 +247,8 @@ class _Walker:
         }
 
     def allowed(self, i: int, j: int, z: int) -> bool:
+        if z in self.at_nodes:
+            return False  # lines meeting right at a node (a fan out of it, arrows into it)
         limit = JUNCTION_MAX_TURN_DEG if len(self.at_zone[z]) <= 3 else CROSSING_MAX_TURN_DEG
         return _turn_deg(self.dirs.get((i, z)), self.dirs.get((j, z))) <= limit
 
@@ -228,14 +294,15 @@ def stroke_joins(
     ``radius`` of a box (each belongs to the nearest box); a box no end of the component
     reaches is only passed by, and joined to nothing. ``None`` when the skeleton gives no
     usable answer (then every box is joined to every other, as before)."""
-    sk = _skeleton(comp, width, spur_px)
+    sk = _skeleton(comp, width, spur_px, boxes)
     if sk is None:
         return None
     starts = _starts(sk, boxes, radius)
     if sum(1 for st in starts if st) < 2:
         return None
     at_node = {b for st in starts for b, _ in st if b >= 0}
-    walk = _Walker(sk, _alive(sk, at_node, spur_px), width)
+    node_zones = {z for st in starts for b, z in st if b < 0}
+    walk = _Walker(sk, _alive(sk, at_node, spur_px), width, node_zones)
     mine = [walk.members(st) for st in starts]
     joins: set[frozenset[int]] = set()
     for a, st in enumerate(starts):

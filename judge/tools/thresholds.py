@@ -81,6 +81,14 @@ JUNCTION_MAX_TURN_DEG = 120.0
 """At a junction of three line branches (a bus T, a merge Y) a stroke may turn by up to this
 much; more is doubling back (two arrows meeting at one spot are not joined to each other)."""
 
+APEX_MAX_OPENING_DEG = 60.0
+"""A skeleton path whose two arms leave a point within this angle of each other folds back
+there (arrows meeting at one head, a fan out of one point): the point is cut as a junction."""
+
+NODE_APEX_MAX_OPENING_DEG = 120.0
+"""... and within a few line widths of a node, where arrows into it meet and lines out of it
+fan, within this angle."""
+
 CROSSING_MAX_TURN_DEG = 45.0
 """At a junction of four or more branches (lines crossing) a stroke goes straight on: it may
 turn at most this much."""
