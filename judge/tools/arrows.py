@@ -50,11 +50,6 @@ class Contact:
     head: bool
     thickness_px: float
     """Largest local thickness (2 x distance-transform max) near the touch point."""
-    spread_px: float = 0.0
-    """Width of the ink across the line's direction near the touch point: an arrowhead's
-    width whether it is filled, hollow or an open V; about the shaft width at a plain end."""
-    behind_px: float = 0.0
-    """The same a little further back, where a head's shaft is (a fan or a bend is wider)."""
 
 
 @dataclass
@@ -223,7 +218,6 @@ def detect_lines(
                 first[gid] = c
     out: list[LineComp] = []
     ep_boxes = [(i, blobs[i].box) for i in endpoints]
-    ep_boxes_of = dict(ep_boxes)
     spur = float(scaled_px(STROKE_SPUR_PER_KPX, shape, 6))
     for c in range(1, n):
         x, y, w, h, area = (int(v) for v in stats[c])
@@ -281,12 +275,9 @@ def detect_lines(
                 and spread >= wd + 2 * HEAD_MIN_EXTRA_PX
                 and 0 < behind <= HEAD_BEHIND_MAX_WIDTHS * wd
             )
-            pt = (round(px, 1), round(py, 1))
-            line.contacts.append(
-                Contact(node, pt, head, 2 * tmax, round(spread, 1), round(behind, 1))
-            )
+            line.contacts.append(Contact(node, (round(px, 1), round(py, 1)), head, 2 * tmax))
         if len(touches) >= 3:
-            boxes = [_window_box(ep_boxes_of[node], X0, Y0) for node, _, _ in touches]
+            boxes = [_window_box(blobs[node].box, X0, Y0) for node, _, _ in touches]
             joins = stroke_joins(comp, boxes, line.thickness_px, spur, float(margin + reach))
             if joins is not None:
                 idx = [node for node, _, _ in touches]

@@ -196,7 +196,7 @@ def _judge_changed(r: Readings, d: Discrepancy, n: GNode, c: GNode) -> Judged:
         # node with a neighbour): the node itself is what the candidate lacks
         gone = Discrepancy(
             "missing_node",
-            f"node {d.target.split(' ', 1)[1]}" if d.target.startswith("node ") else d.target,
+            d.target,
             f'the candidate holds the text "{n.label}" nowhere; the render shows another '
             f'reference text, "{c.label}", at its place',
             f"node:{normalise_label(n.label)}",
@@ -348,12 +348,17 @@ def _edge_disc(kind: str, r: Readings, s: str, d: str, evidence: str) -> Discrep
 
 
 def edge_tree_pass(r: Readings, found: list[Discrepancy]) -> list[Judged]:
-    """Rewired edges the render reading missed, proved by the tree: a reference edge read
-    with its head (``high``) between two nodes that neither the tree nor the render joins,
-    while the tree leads a line with a clear head (``high``: not a double-headed line, whose
-    ends the tree may mis-assign) from its source to a node the reference does not join it to.
-    (A direction the tree and the reference reading disagree on is left to the two raster
-    readings: a reference arrowhead misread would otherwise fail faithful decks.)"""
+    """Reversed and rewired edges the render reading missed, proved by the tree, for each
+    reference edge read with its head (``high``) that the render does not show only as drawn:
+
+    * reversed: the deck's connector between the two nodes has a clear head at the source end
+      only;
+    * rewired: neither the tree nor the render joins the two nodes, while the tree leads a
+      line with a clear head (not a double-headed line, whose ends the tree may mis-assign)
+      from the source to a node the reference does not join it to.
+
+    A reference arrowhead misread fails a faithful deck here only when the render reading does
+    not repeat the misreading (measured: three faithful dev10 decks in our real benchmark)."""
     if r.tree is None or r.m_tree is None:
         return []
     seen = {d.key for d in found if d.kind in ("reversed_edge", "rewired_edge")}

@@ -38,8 +38,6 @@ class _Branch:
     pixels: np.ndarray
     """(k, 2) array of (row, col)."""
     zones: list[int] = field(default_factory=list)
-    ends: list[tuple[int, int]] = field(default_factory=list)
-    """Skeleton end pixels (row, col) on this branch that reach a node."""
 
 
 def _neighbours(skel: np.ndarray) -> np.ndarray:
@@ -185,7 +183,6 @@ def _starts(
             continue
         if sk.br_lab[r, c] > 0:
             starts[k].add((int(sk.br_lab[r, c]) - 1, 0))
-            sk.branches[int(sk.br_lab[r, c]) - 1].ends.append((int(r), int(c)))
         elif sk.zone_lab[r, c] > 0:
             starts[k].add((-1, int(sk.zone_lab[r, c])))
     for z, centre in sk.centres.items():
