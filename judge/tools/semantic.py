@@ -358,7 +358,8 @@ def edge_tree_pass(r: Readings, found: list[Discrepancy]) -> list[Judged]:
       from the source to a node the reference does not join it to.
 
     A reference arrowhead misread fails a faithful deck here only when the render reading does
-    not repeat the misreading (measured: three faithful dev10 decks in our real benchmark)."""
+    not repeat the misreading (measured: four dev10 decks that should pass, in our real
+    benchmark)."""
     if r.tree is None or r.m_tree is None:
         return []
     seen = {d.key for d in found if d.kind in ("reversed_edge", "rewired_edge")}
