@@ -81,3 +81,18 @@ def test_benchmark_layout_copies_references_and_labels_gates(tmp_path: Path) -> 
     assert gates["wrong_endpoint"] == gates["changed_label"] == "semantic"
     manifest = json.loads((tmp_path / "b" / "bench.json").read_text())
     assert manifest["folds"] == {"dev01": 0, "dev08": 1}
+
+
+def test_replacement_words_resemble_no_word_of_the_figure() -> None:
+    """An extra or changed node's word must not read as present: "Scheduler" is one letter
+    from "Schedules" in dev06's "TensorIR Schedules"."""
+    import re
+
+    from generation.realfig.variants import DISTINCT_LABEL_DISTANCE, _unused_word
+    from judge.tools.graphread import label_distance
+
+    for fig in SPECS:
+        word = _unused_word(fig)
+        texts = [n.label for n in fig.nodes] + [t.text for t in fig.texts]
+        for w in (w for t in texts for w in re.split(r"[^\w']+", t) if w):
+            assert label_distance(word, w) > DISTINCT_LABEL_DISTANCE, (fig.id, word, w)

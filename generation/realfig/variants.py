@@ -21,6 +21,7 @@ kinds of change:
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 
@@ -139,8 +140,10 @@ def _length(fig: Fig, e: E) -> float:
 
 
 def _unused_word(fig: Fig) -> str:
-    """The first replacement word unlike every label and text of the figure."""
+    """The first replacement word unlike every label and text of the figure, and unlike each
+    word in them ("Scheduler" would read as present in "TensorIR Schedules")."""
     have = [n.label for n in fig.nodes] + [t.text for t in fig.texts]
+    have += [w for h in have for w in re.split(r"[^\w']+", h)]
     for w in REPLACEMENT_WORDS:
         if all(label_distance(w, h) > DISTINCT_LABEL_DISTANCE for h in have if h):
             return w

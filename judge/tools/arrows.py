@@ -35,7 +35,6 @@ from judge.tools.thresholds import (
     HEAD_SPREAD_RATIO,
     HEAD_THICKNESS_RATIO,
     MIN_EDGE_LENGTH_PER_KPX,
-    MIN_WORD_CHARS,
     STROKE_SPUR_PER_KPX,
     scaled_px,
 )
@@ -347,7 +346,7 @@ def lines_cached(ctx: ToolContext, which: str) -> list[LineComp]:
         texts = [
             _glyph_box(ln.text, ln.box)
             for ln in ocr
-            if _wordy(ln.text) and not _inside_any(ln.box, blobs, eps)
+            if ln.wordy and not _inside_any(ln.box, blobs, eps)
         ]
         return detect_lines(ctx.image(which), blobs, eps, texts)
 
@@ -372,12 +371,6 @@ def _glyph_box(
     x, y, w, h = box
     per = w / n
     return (x + lead * per, y, w - (lead + trail) * per, h)
-
-
-def _wordy(text: str) -> bool:
-    """OCR text worth erasing before line reading: arrowheads and line ends read as ``V``,
-    ``>``, ``|`` or ``-`` are not words."""
-    return sum(ch.isalnum() for ch in text) >= MIN_WORD_CHARS
 
 
 def _inside_any(box: tuple[float, float, float, float], blobs: list[Blob], idx: list[int]) -> bool:

@@ -15,6 +15,7 @@ import unicodedata
 from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any
 
+import cv2
 import numpy as np
 from scipy.optimize import linear_sum_assignment
 
@@ -24,6 +25,8 @@ from judge.tools.thresholds import (
     ENDPOINT_TOLERANCE_FRAC,
     GLYPH_COVER_FRAC,
     GLYPH_MAX_LINE_HEIGHTS,
+    ICON_GRAPHIC_FRAC,
+    ICON_GRAPHIC_SIDE_FRAC,
     ICON_MIN_BUSY_FRAC,
     ICON_MIN_PIXELS,
     INK_DIFF,
@@ -258,28 +261,57 @@ def _glyph_blobs(blobs: list[Blob], ocr: list[OcrLine]) -> set[int]:
 
 def _is_icon(img: np.ndarray, b: Blob, ocr: list[OcrLine]) -> bool:
     """True when a blob's inside is not a flat fill: over ``ICON_MIN_BUSY_FRAC`` of its pixels,
-    away from its text and its rim, differ from its interior colour (nodes are flat fills with
-    text; pictures and logos are busy)."""
+    away from its text and its rim, differ from its interior colour, or they hold one graphic
+    (``ICON_GRAPHIC_*``) bigger than a glyph (nodes are flat fills with text; pictures and
+    logos are busy)."""
     from judge.tools.nodes import erode
 
     x, y, w, h = b.box
-    inner = erode(b.mask.astype(np.uint8), max(2, min(w, h) // 10)) > 0
-    for ln in ocr:
-        tx, ty, tw, th = (int(round(v)) for v in ln.box)
-        inner[max(0, ty - y) : max(0, ty - y + th), max(0, tx - x) : max(0, tx - x + tw)] = False
+    texts = _text_mask(b, ocr)
+    inner = (erode(b.mask.astype(np.uint8), max(2, min(w, h) // 10)) > 0) & ~texts
     if int(inner.sum()) < ICON_MIN_PIXELS:
         return False
-    px = img[y : y + h, x : x + w][inner].astype(np.float32)
+    away = _off_fill(img[y : y + h, x : x + w][inner].astype(np.float32), b)
+    if float(away.mean()) > ICON_MIN_BUSY_FRAC:
+        return True
+    # one graphic bigger than a glyph (a logo) in an otherwise flat blob: a picture too; it
+    # may sit near the rim, so only the outline's blend is left out
+    # (OCR reads a logo as "0" or "S": only words are text)
+    near_rim = erode(b.mask.astype(np.uint8), max(3, min(w, h) // 20)) > 0
+    near_rim &= ~_text_mask(b, [ln for ln in ocr if ln.wordy])
+    sub = img[y : y + h, x : x + w].astype(np.float32)
+    graphic = (near_rim & _off_fill(sub, b)).astype(np.uint8)
+    n, _lab, stats, _c = cv2.connectedComponentsWithStats(graphic, connectivity=8)
+    side = ICON_GRAPHIC_SIDE_FRAC * min(w, h)
+    return any(
+        stats[c, cv2.CC_STAT_AREA] >= ICON_GRAPHIC_FRAC * int(near_rim.sum())
+        and min(stats[c, cv2.CC_STAT_WIDTH], stats[c, cv2.CC_STAT_HEIGHT]) >= side
+        for c in range(1, n)
+    )
+
+
+def _text_mask(b: Blob, ocr: list[OcrLine]) -> np.ndarray:
+    """The OCR line boxes inside a blob's box, as a mask over it."""
+    x, y = b.box[0], b.box[1]
+    out = np.zeros(b.mask.shape, bool)
+    for ln in ocr:
+        tx, ty, tw, th = (int(round(v)) for v in ln.box)
+        out[max(0, ty - y) : max(0, ty - y + th), max(0, tx - x) : max(0, tx - x + tw)] = True
+    return out
+
+
+def _off_fill(px: np.ndarray, b: Blob) -> np.ndarray:
+    """Which pixels (float BGR, any shape) differ from a blob's interior colour, not counting
+    lines in its outline's colour and their blends with the fill (a cylinder's rim, a divider:
+    the shape's own drawing, not a picture's content)."""
     fill = np.asarray(b.interior_bgr, np.float32)
-    away = np.abs(px - fill).max(axis=1) > INK_DIFF
+    away: np.ndarray = np.abs(px - fill).max(axis=-1) > INK_DIFF
     if b.stroke_bgr is not None:
-        # lines in the outline's colour (a cylinder's rim, a divider) and their blends with
-        # the fill are the shape's own drawing, not a picture's content
         axis = np.asarray(b.stroke_bgr, np.float32) - fill
         t = np.clip((px - fill) @ axis / max(1.0, float(axis @ axis)), 0.0, 1.0)
-        off = np.abs(px - (fill + t[:, None] * axis)).max(axis=1)
+        off = np.abs(px - (fill + t[..., None] * axis)).max(axis=-1)
         away &= off > INK_DIFF
-    return float(away.mean()) > ICON_MIN_BUSY_FRAC
+    return away
 
 
 def read_raster_graph(

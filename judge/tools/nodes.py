@@ -167,6 +167,14 @@ def erode(mask: np.ndarray, r: int) -> np.ndarray:
     )
 
 
+def outside_of(mask: np.ndarray) -> np.ndarray:
+    """A mask with its holes filled: everything within its outer contours."""
+    outer = np.zeros(mask.shape, np.uint8)
+    rims, _h = cv2.findContours(mask.astype(np.uint8), cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
+    cv2.drawContours(outer, rims, -1, 1, thickness=-1)
+    return outer > 0
+
+
 def _fill_holes(ink: np.ndarray, min_side: int, k: int) -> np.ndarray:
     """Fill box-like holes (outlined box and panel interiors) and small holes (glyph counters).
 
@@ -355,7 +363,10 @@ def _scan(
         interior = dominant_bgr(sub[inner]) if inner.any() else dominant_bgr(sub[comp])
         if interior is None:
             continue
-        ring = comp & ~(erode(comp, 3) > 0)
+        # the outline runs round the outside: holes (a logo's background-coloured parts) have
+        # rims too, in the colours round them
+        outer = outside_of(comp)
+        ring = outer & ~(erode(outer, 3) > 0) & comp
         stroke = None
         if ring.any():
             rp = sub[ring]

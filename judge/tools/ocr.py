@@ -17,7 +17,7 @@ from typing import Any, Literal
 import numpy as np
 
 from judge.tools.base import Tool, ToolContext, ToolOutput, ToolUsageError, memo
-from judge.tools.thresholds import DET_MAX_SIDE, OCR_MIN_CONFIDENCE
+from judge.tools.thresholds import DET_MAX_SIDE, MIN_WORD_CHARS, OCR_MIN_CONFIDENCE
 from judge.tools.view import mapping, to_image_box
 
 _ENGINE: Any = None
@@ -54,6 +54,12 @@ class OcrLine:
     def centre(self) -> tuple[float, float]:
         x, y, w, h = self.box
         return (x + w / 2, y + h / 2)
+
+    @property
+    def wordy(self) -> bool:
+        """Whether the line holds a word: arrowheads, line ends and logos OCR reads as ``V``,
+        ``>``, ``|``, ``-`` or ``0`` do not (``MIN_WORD_CHARS``)."""
+        return sum(ch.isalnum() for ch in self.text) >= MIN_WORD_CHARS
 
 
 def _engine() -> Any:

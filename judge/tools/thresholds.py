@@ -321,6 +321,12 @@ its pixels is a picture or logo, not a node: flat fills measure under 0.09 (text
 photos and drawn logos 0.14-0.7."""
 
 ICON_MIN_PIXELS = 50
+ICON_GRAPHIC_FRAC = 0.04
+ICON_GRAPHIC_SIDE_FRAC = 0.15
+"""A leaf blob holding one connected graphic (away from its fill, not text, not in its
+outline colour) over ``ICON_GRAPHIC_FRAC`` of its inner pixels and at least
+``ICON_GRAPHIC_SIDE_FRAC`` of the blob's shorter side in both directions is a picture or logo
+(a chip photo with its maker's mark), however flat the rest."""
 """Blobs with fewer inner pixels than this are too small to tell (kept as nodes)."""
 
 GLYPH_COVER_FRAC = 0.7

@@ -1,0 +1,87 @@
+"""Pictures and logos are not nodes: a box holding one graphic bigger than a glyph (a chip
+photo's maker's mark) is an icon, a flat box with the same caption is a node. Read from a
+python-pptx deck rendered by LibreOffice."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import cv2
+import pytest
+from pptx import Presentation
+from pptx.dml.color import RGBColor
+from pptx.enum.shapes import MSO_SHAPE
+from pptx.enum.text import MSO_ANCHOR
+from pptx.util import Emu, Pt
+
+from judge.render.pool import RenderPool
+from judge.tools.graphread import node_blobs
+from judge.tools.nodes import detect_blobs
+from judge.tools.ocr import ocr_image
+
+SLIDE_W, SLIDE_H = 12192000, 6858000
+PX = SLIDE_W / 1600  # EMU per pixel of a 1600-px-wide layout
+CHIP = RGBColor(0x2A, 0x26, 0x25)
+WHITE = RGBColor(0xFF, 0xFF, 0xFF)
+
+
+def _square(slide: object, x: int, y: int, side: int, caption: str, logo: bool) -> None:
+    s = slide.shapes.add_shape(  # type: ignore[attr-defined]
+        MSO_SHAPE.ROUNDED_RECTANGLE, Emu(int(x * PX)), Emu(int(y * PX)),
+        Emu(int(side * PX)), Emu(int(side * PX)),
+    )  # fmt: skip
+    s.adjustments[0] = 0.08
+    s.fill.solid()
+    s.fill.fore_color.rgb = CHIP
+    s.line.fill.background()
+    tf = s.text_frame
+    tf.vertical_anchor = MSO_ANCHOR.BOTTOM
+    tf.text = caption
+    run = tf.paragraphs[0].runs[0]
+    run.font.size, run.font.color.rgb = Pt(12), WHITE
+    if logo:  # a red disc with a dark swoosh in the upper left, like a maker's mark
+        d = side * 0.22  # under a node's least side: part of the chip, not a blob of its own
+        disc = slide.shapes.add_shape(  # type: ignore[attr-defined]
+            MSO_SHAPE.OVAL, Emu(int((x + side * 0.1) * PX)), Emu(int((y + side * 0.1) * PX)),
+            Emu(int(d * PX)), Emu(int(d * PX)),
+        )  # fmt: skip
+        disc.fill.solid()
+        disc.fill.fore_color.rgb = RGBColor(0xE8, 0x4B, 0x3C)
+        disc.line.fill.background()
+        bar = slide.shapes.add_shape(  # type: ignore[attr-defined]
+            MSO_SHAPE.WAVE, Emu(int((x + side * 0.15) * PX)), Emu(int((y + side * 0.2) * PX)),
+            Emu(int(d * 0.7 * PX)), Emu(int(d * 0.25 * PX)),
+        )  # fmt: skip
+        bar.fill.solid()
+        bar.fill.fore_color.rgb = RGBColor(0x7A, 0x12, 0x0C)
+        bar.line.fill.background()
+
+
+@pytest.mark.slow
+def test_a_box_holding_a_logo_is_an_icon_and_a_flat_box_is_a_node(
+    render_pool: RenderPool, tmp_path: Path
+) -> None:
+    prs = Presentation()
+    prs.slide_width, prs.slide_height = Emu(SLIDE_W), Emu(SLIDE_H)
+    slide = prs.slides.add_slide(prs.slide_layouts[6])
+    _square(slide, 300, 350, 110, "Qualcomm", logo=True)
+    _square(slide, 1000, 350, 110, "Qualcomm", logo=False)
+    deck = tmp_path / "chips.pptx"
+    prs.save(str(deck))
+    png = tmp_path / "chips.png"
+    render_pool.render(deck, png)
+    img = cv2.imread(str(png))
+    assert img is not None, png
+    blobs = detect_blobs(img)
+    leaves, _kids, _glyphs, icons = node_blobs(blobs, ocr_image(img), img)
+    sx = img.shape[1] / 1600
+
+    def at(cx: float) -> int:
+        hits = [i for i, b in enumerate(blobs) if b.box[0] <= cx * sx <= b.box[0] + b.box[2]]
+        outer = [i for i in hits if blobs[i].depth == 0]
+        assert outer, f"no blob at x={cx}: {[b.box for b in blobs]}"
+        return outer[0]
+
+    chip, plain = at(355), at(1055)
+    assert chip in icons, "the box with a logo was read as a node"
+    assert plain in leaves and plain not in icons, "the flat captioned box was read as an icon"
