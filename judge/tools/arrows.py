@@ -35,6 +35,9 @@ from judge.tools.thresholds import (
     HEAD_SPREAD_RATIO,
     HEAD_THICKNESS_RATIO,
     MIN_EDGE_LENGTH_PER_KPX,
+    REMNANT_FAR_FRAC,
+    REMNANT_MAX_DENSITY,
+    REMNANT_NEAR_FRAC,
     STROKE_SPUR_PER_KPX,
     scaled_px,
 )
@@ -263,10 +266,13 @@ def detect_lines(
             for j in range(len(touches)):
                 if j != k:
                     win &= d2[k] <= d2[j]
-            tmax = float(dt[ys[win], xs[win]].max()) if win.any() else shaft
-            head = tmax >= HEAD_THICKNESS_RATIO * shaft and tmax >= shaft + HEAD_MIN_EXTRA_PX
             wd = line.thickness_px
-            spread, behind = _end_spread(xs[win], ys[win], (px - X0, py - Y0), wd)
+            at = np.flatnonzero(win)
+            keep, end = _skip_remnant(xs[at], ys[at], (px - X0, py - Y0), wd)
+            at = at[keep]
+            tmax = float(dt[ys[at], xs[at]].max()) if at.size else shaft
+            head = tmax >= HEAD_THICKNESS_RATIO * shaft and tmax >= shaft + HEAD_MIN_EXTRA_PX
+            spread, behind = _end_spread(xs[at], ys[at], end, wd)
             # an open or hollow head is thin but wide, with one plain shaft behind it (a fan
             # or a bend is wide behind too)
             head = head or (
@@ -285,26 +291,94 @@ def detect_lines(
     return out
 
 
-def _end_spread(
+def _line_axis(
     xs: np.ndarray, ys: np.ndarray, point: tuple[float, float], width: float
-) -> tuple[float, float]:
-    """Extent across the line of the ink within a head's length of ``point``, and of the ink
-    behind that (1.5 to 2.5 head lengths away, where only the shaft should be); the line's
-    direction is taken from the ink behind. Window pixels; (0, 0) when too little ink."""
+) -> tuple[np.ndarray, np.ndarray, float, float, float] | None:
+    """(dx, dy, ax, ay, head length): pixel offsets from ``point`` and the unit direction of the
+    line away from it, taken from the ink 1.5 to 2.5 head lengths back (where only the shaft
+    should be); ``None`` when too little ink is there."""
     hl = max(6.0, HEAD_LENGTH_WIDTHS * width)
     dx, dy = xs - point[0], ys - point[1]
     d = np.hypot(dx, dy)
     back = (d > 1.5 * hl) & (d <= 2.5 * hl)
-    close = d <= hl
-    if back.sum() < 2 or close.sum() < 2:
-        return 0.0, 0.0
+    if back.sum() < 2:
+        return None
     ax, ay = float(dx[back].mean()), float(dy[back].mean())
     n = float(np.hypot(ax, ay))
     if n < 1e-6:
+        return None
+    return dx, dy, ax / n, ay / n, hl
+
+
+def _skip_remnant(
+    xs: np.ndarray, ys: np.ndarray, point: tuple[float, float], width: float
+) -> tuple[np.ndarray, tuple[float, float]]:
+    """The pixels (a mask over ``xs``) and the end point a head is measured on, past what is
+    left of the node's own outline at a line's end: a V opening toward the node (a diamond's or
+    a cut ellipse's tip), widest in the slice nearest the node, hollow there, narrowing away
+    from it (thresholds ``REMNANT_*``). A head may sit at the V's apex, within three head
+    lengths of it; a V that never narrows to a line is all remnant (an empty mask). No
+    remnant: every pixel, the same point."""
+    keep = np.ones(xs.shape, bool)
+    axis = _line_axis(xs, ys, point, width)
+    if axis is None:
+        return keep, point
+    dx, dy, ax, ay, hl = axis
+    t = dx * ax + dy * ay
+    across = dx * -ay + dy * ax
+    ahead = t >= -2.0
+    if ahead.sum() < 4:
+        return keep, point
+    step = max(2.0, width)
+    t0 = float(t[ahead].min())
+    slot = np.where(ahead, ((t - t0) // step).astype(int), -1)
+    widths: list[float] = []
+    counts: list[int] = []
+    for i in range(int(slot.max()) + 1):
+        a = across[slot == i]
+        widths.append(float(a.max() - a.min()) + 1.0 if a.size else 0.0)
+        counts.append(int(a.size))
+    head_len = max(3, int(1.2 * hl / step) + 1)
+    first = int(np.argmax(widths[:2]))  # a few stray anti-aliased pixels may come first
+    near = widths[first]
+    if (
+        len(widths) < 3
+        or near < REMNANT_NEAR_FRAC * max(widths[:head_len])
+        or counts[first] >= REMNANT_MAX_DENSITY * near * step
+        or min(widths) > REMNANT_FAR_FRAC * near
+    ):
+        return keep, point
+    narrow = max(3.0, 2.0 * width)
+    for i in range(first + 1, len(widths)):
+        # the apex: where the V has closed to a line, or stops narrowing (a head starts there)
+        if widths[i] <= narrow or (i + 1 < len(widths) and widths[i + 1] >= widths[i]):
+            apex = slot == i
+            if not apex.any():
+                break
+            # the head, if any, starts at the apex: look no further than a few head lengths
+            cut = (slot > i) & (t <= t0 + i * step + 3 * hl)
+            return cut, (point[0] + float(dx[apex].mean()), point[1] + float(dy[apex].mean()))
+    return np.zeros(xs.shape, bool), point
+
+
+def _end_spread(
+    xs: np.ndarray, ys: np.ndarray, point: tuple[float, float], width: float
+) -> tuple[float, float]:
+    """Extent across the line of the ink within a head's length of ``point``, and of the ink
+    behind that (1.5 to 2.5 head lengths away, where only the shaft should be). Window pixels;
+    (0, 0) when too little ink."""
+    axis = _line_axis(xs, ys, point, width)
+    if axis is None:
+        return 0.0, 0.0
+    dx, dy, ax, ay, hl = axis
+    d = np.hypot(dx, dy)
+    back = (d > 1.5 * hl) & (d <= 2.5 * hl)
+    close = d <= hl
+    if close.sum() < 2:
         return 0.0, 0.0
 
     def extent(sel: np.ndarray) -> float:
-        across = (dx[sel] * -ay + dy[sel] * ax) / n
+        across = dx[sel] * -ay + dy[sel] * ax
         lo, hi = np.percentile(across, [2, 98])
         return float(hi - lo) + 1.0
 

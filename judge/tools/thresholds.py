@@ -115,6 +115,17 @@ HEAD_CLEAR_MIN_PX = 2.0
 erased node: what is left of a node's outline there (a diamond's mitred tip, anti-aliasing)
 is not a head; a head reaches back several widths from the node."""
 
+REMNANT_NEAR_FRAC = 0.9
+REMNANT_FAR_FRAC = 0.8
+REMNANT_MAX_DENSITY = 0.2
+"""What is left of a node's own outline at a line's end (a V opening toward the node: a
+diamond's or a cut ellipse's tip, after the body opening cut it) is not a head: its slice
+across the line nearest the node is at least ``REMNANT_NEAR_FRAC`` of the widest within a
+head's length, hollow (ink covers under ``REMNANT_MAX_DENSITY`` of that slice: two arms), and
+it narrows to at most ``REMNANT_FAR_FRAC`` of that width. A head is sought past its apex.
+Measured on the development figures (dev10's diamonds): remnants 0.07-0.14 dense, filled or
+hollow heads' nearest slice 0.23 and up."""
+
 HEAD_THICKNESS_RATIO = 1.7
 """An end carries a head when its local thickness (distance-transform max) exceeds the shaft's by
 this ratio: heads are 2-3x thicker than the shaft (measured on LibreOffice renders)."""
