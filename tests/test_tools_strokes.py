@@ -236,3 +236,69 @@ def test_a_sharp_fold_is_a_junction_but_a_right_angle_only_at_a_node() -> None:
     assert not cut_near([(20, 100), (100, 100), (180, 100)], (100, 100), [])
     assert not cut_near([(20, 20), (120, 20), (120, 180)], (120, 20), [])
     assert cut_near([(20, 20), (120, 20), (120, 180)], (120, 20), [(125.0, 0.0, 60.0, 40.0)])
+
+
+def _diamond_deck(path: Path) -> Path:
+    """A filled decision diamond (pale fill, dark outline) between boxes: an arrow from box A
+    into its left tip, lines out of its right and bottom tips with their heads at B and C."""
+    prs = Presentation()
+    prs.slide_width, prs.slide_height = Emu(SLIDE_W), Emu(SLIDE_H)
+    slide = prs.slides.add_slide(prs.slide_layouts[6])
+    dark = RGBColor(0x40, 0x40, 0x40)
+    shapes = {
+        "D": (MSO_SHAPE.DIAMOND, 800, 400, 220, 190),
+        "A": (MSO_SHAPE.RECTANGLE, 350, 400, 160, 90),
+        "B": (MSO_SHAPE.RECTANGLE, 1250, 400, 160, 90),
+        "C": (MSO_SHAPE.RECTANGLE, 800, 750, 160, 90),
+    }
+    for name, (kind, cx, cy, w, h) in shapes.items():
+        s = slide.shapes.add_shape(
+            kind, Emu(int((cx - w / 2) * PX)), Emu(int((cy - h / 2) * PX)),
+            Emu(int(w * PX)), Emu(int(h * PX)),
+        )  # fmt: skip
+        s.fill.solid()
+        s.fill.fore_color.rgb = RGBColor(0xFF, 0xF9, 0xC4)
+        s.line.color.rgb = dark
+        s.line.width = Pt(1.5)
+        s.text_frame.text = name
+        s.text_frame.paragraphs[0].runs[0].font.color.rgb = BLACK
+    ends = [((430, 400), (690, 400)), ((910, 400), (1170, 400)), ((800, 495), (800, 705))]
+    for (x0, y0), (x1, y1) in ends:
+        c = slide.shapes.add_connector(
+            MSO_CONNECTOR.STRAIGHT, Emu(int(x0 * PX)), Emu(int(y0 * PX)),
+            Emu(int(x1 * PX)), Emu(int(y1 * PX)),
+        )  # fmt: skip
+        c.line.width = Pt(1.25)
+        c.line.color.rgb = dark
+        etree.SubElement(c.line._get_or_add_ln(), qn("a:tailEnd")).set("type", "triangle")
+    prs.save(str(path))
+    return path
+
+
+@pytest.mark.slow
+def test_a_diamonds_own_tips_are_not_arrowheads(render_pool: RenderPool, tmp_path: Path) -> None:
+    """The body opening cuts a diamond's tips, leaving its filled tip round each line that
+    leaves it; that tip is not a head (before: D-B and D-C read with heads at both ends). A
+    head may still sit at a tip's apex (A->D)."""
+    deck = _diamond_deck(tmp_path / "diamond.pptx")
+    png = tmp_path / "diamond.png"
+    render_pool.render(deck, png)
+    img = cv2.imread(str(png))
+    assert img is not None, png
+    blobs = detect_blobs(img)
+    eps = node_endpoints(blobs)
+    sx, sy = img.shape[1] / 1600, img.shape[0] / 900
+    centres = {"D": (800, 400), "A": (350, 400), "B": (1250, 400), "C": (800, 750)}
+
+    def name(i: int) -> str:
+        x, y, w, h = blobs[i].box
+        for n, (cx, cy) in centres.items():
+            if x <= cx * sx <= x + w and y <= cy * sy <= y + h:
+                return n
+        return f"?{i}"
+
+    lines = detect_lines(img, blobs, eps)
+    edges = {
+        (name(a), name(b)) for ln in lines for a, b, k in ln.edges() if k in ("high", "medium")
+    }
+    assert edges == {("A", "D"), ("D", "B"), ("D", "C")}

@@ -11,6 +11,7 @@ are 2-3x thicker than shafts). Pixels are those of the measured image (the image
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from itertools import pairwise
 from typing import Any, Literal
 
 import cv2
@@ -34,10 +35,13 @@ from judge.tools.thresholds import (
     HEAD_REACH_PER_KPX,
     HEAD_SPREAD_RATIO,
     HEAD_THICKNESS_RATIO,
+    INK_DIFF,
     MIN_EDGE_LENGTH_PER_KPX,
     REMNANT_FAR_FRAC,
-    REMNANT_MAX_DENSITY,
+    REMNANT_MAX_COVER,
+    REMNANT_MIN_FILL_FRAC,
     REMNANT_NEAR_FRAC,
+    REMNANT_STEADY_SLICES,
     STROKE_SPUR_PER_KPX,
     scaled_px,
 )
@@ -268,7 +272,13 @@ def detect_lines(
                     win &= d2[k] <= d2[j]
             wd = line.thickness_px
             at = np.flatnonzero(win)
-            keep, end = _skip_remnant(xs[at], ys[at], (px - X0, py - Y0), wd)
+            bx, by, bw, bh = blobs[node].box
+            out_dir = (px - (bx + bw / 2), py - (by + bh / 2))
+            own = img[ys_abs[at], xs_abs[at]].astype(np.int16) - np.asarray(
+                blobs[node].interior_bgr, np.int16
+            )
+            own_fill = np.abs(own).max(axis=1) <= INK_DIFF
+            keep, end = _skip_remnant(xs[at], ys[at], (px - X0, py - Y0), wd, out_dir, own_fill)
             at = at[keep]
             tmax = float(dt[ys[at], xs[at]].max()) if at.size else shaft
             head = tmax >= HEAD_THICKNESS_RATIO * shaft and tmax >= shaft + HEAD_MIN_EXTRA_PX
@@ -311,19 +321,28 @@ def _line_axis(
 
 
 def _skip_remnant(
-    xs: np.ndarray, ys: np.ndarray, point: tuple[float, float], width: float
+    xs: np.ndarray,
+    ys: np.ndarray,
+    point: tuple[float, float],
+    width: float,
+    outward: tuple[float, float],
+    own_fill: np.ndarray,
 ) -> tuple[np.ndarray, tuple[float, float]]:
     """The pixels (a mask over ``xs``) and the end point a head is measured on, past what is
     left of the node's own outline at a line's end: a V opening toward the node (a diamond's or
     a cut ellipse's tip), widest in the slice nearest the node, hollow there, narrowing away
     from it (thresholds ``REMNANT_*``). A head may sit at the V's apex, within three head
     lengths of it; a V that never narrows to a line is all remnant (an empty mask). No
-    remnant: every pixel, the same point."""
+    remnant: every pixel, the same point. The V is symmetric about the ray from the node's
+    centre through ``point`` (``outward``): it is measured across that ray, not across the
+    line's own direction, which the V's arms would tilt."""
     keep = np.ones(xs.shape, bool)
-    axis = _line_axis(xs, ys, point, width)
-    if axis is None:
+    n = float(np.hypot(*outward))
+    if n < 1e-6 or xs.size < 4:
         return keep, point
-    dx, dy, ax, ay, hl = axis
+    ax, ay = outward[0] / n, outward[1] / n
+    hl = max(6.0, HEAD_LENGTH_WIDTHS * width)
+    dx, dy = xs - point[0], ys - point[1]
     t = dx * ax + dy * ay
     across = dx * -ay + dy * ax
     ahead = t >= -2.0
@@ -333,18 +352,29 @@ def _skip_remnant(
     t0 = float(t[ahead].min())
     slot = np.where(ahead, ((t - t0) // step).astype(int), -1)
     widths: list[float] = []
-    counts: list[int] = []
+    cover: list[float] = []  # share of the slice's width its ink covers (two arms: little)
     for i in range(int(slot.max()) + 1):
         a = across[slot == i]
         widths.append(float(a.max() - a.min()) + 1.0 if a.size else 0.0)
-        counts.append(int(a.size))
+        cells = np.unique(np.floor(a - a.min()).astype(int)) if a.size else a
+        cover.append(cells.size / widths[-1] if a.size else 0.0)
     head_len = max(3, int(1.2 * hl / step) + 1)
     first = int(np.argmax(widths[:2]))  # a few stray anti-aliased pixels may come first
     near = widths[first]
+    steps = widths[first : first + REMNANT_STEADY_SLICES + 1]
+    # hollow (an outline's two arms), or a tip in the node's own fill that narrows slice
+    # after slice (a tee head drops to the shaft at once; heads meeting at one point narrow
+    # too, but in the line's colour)
+    hollow = cover[first] < REMNANT_MAX_COVER
+    steady = (
+        len(steps) == REMNANT_STEADY_SLICES + 1
+        and all(a > b for a, b in pairwise(steps))
+        and float(own_fill[slot == first].mean()) >= REMNANT_MIN_FILL_FRAC
+    )
     if (
         len(widths) < 3
         or near < REMNANT_NEAR_FRAC * max(widths[:head_len])
-        or counts[first] >= REMNANT_MAX_DENSITY * near * step
+        or not (hollow or steady)
         or min(widths) > REMNANT_FAR_FRAC * near
     ):
         return keep, point

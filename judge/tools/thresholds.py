@@ -117,14 +117,20 @@ is not a head; a head reaches back several widths from the node."""
 
 REMNANT_NEAR_FRAC = 0.9
 REMNANT_FAR_FRAC = 0.8
-REMNANT_MAX_DENSITY = 0.2
+REMNANT_MAX_COVER = 0.5
+REMNANT_STEADY_SLICES = 3
+REMNANT_MIN_FILL_FRAC = 0.3
 """What is left of a node's own outline at a line's end (a V opening toward the node: a
-diamond's or a cut ellipse's tip, after the body opening cut it) is not a head: its slice
-across the line nearest the node is at least ``REMNANT_NEAR_FRAC`` of the widest within a
-head's length, hollow (ink covers under ``REMNANT_MAX_DENSITY`` of that slice: two arms), and
-it narrows to at most ``REMNANT_FAR_FRAC`` of that width. A head is sought past its apex.
-Measured on the development figures (dev10's diamonds): remnants 0.07-0.14 dense, filled or
-hollow heads' nearest slice 0.23 and up."""
+diamond's or a cut ellipse's tip, after the body opening cut it) is not a head. Its slice across
+the line nearest the node is at least ``REMNANT_NEAR_FRAC`` of the widest within a head's
+length, and it narrows to at most ``REMNANT_FAR_FRAC`` of that width; it is hollow (its ink
+covers under ``REMNANT_MAX_COVER`` of that slice's width: two arms), or filled and narrowing over
+``REMNANT_STEADY_SLICES`` slices in a row (a tee head drops to the shaft at once) with
+``REMNANT_MIN_FILL_FRAC`` of its nearest slice in the node's own fill colour (heads meeting at
+one point narrow too, in the line's colour). The slices are taken across the ray from the
+node's centre through the line's end, about which a tip is symmetric. A head is sought past
+its apex. Measured on dev10's diamonds and LibreOffice's: remnants cover 0.1-0.3 of the
+slice; a filled head's nearest slice covers nearly all of it."""
 
 HEAD_THICKNESS_RATIO = 1.7
 """An end carries a head when its local thickness (distance-transform max) exceeds the shaft's by
