@@ -6,8 +6,8 @@ and four fills, with and without an outline; ``FancyArrowPatch`` arrows in the `
 judge's raster reader (blobs, OCR, lines, graph) and prints, per diagram, how many of the drawn
 edges are read with their direction, how many backwards, and how many invented.
 
-matplotlib is not a pptjudge dependency: install it into the venv to run this
-(``.venv/bin/pip install matplotlib``).
+matplotlib is a development dependency (``pip install -e '.[dev]'``, as ``.ci/setup`` does), not
+a runtime one; ``tests/test_mpl_reading.py`` reads the same figures.
 
 Usage::
 
@@ -99,7 +99,7 @@ def main() -> int:
     try:
         import matplotlib  # noqa: F401
     except ImportError:
-        print("mpl_smoke: matplotlib is not installed (.venv/bin/pip install matplotlib)",
+        print("mpl_smoke: matplotlib is not installed (.venv/bin/pip install -e '.[dev]')",
               file=sys.stderr)  # fmt: skip
         return 2
     args.out.mkdir(parents=True, exist_ok=True)

@@ -34,6 +34,7 @@ from judge.tools.thresholds import (
     HEAD_MIN_EXTRA_PX,
     HEAD_REACH_PER_KPX,
     HEAD_SPREAD_RATIO,
+    HEAD_STRONG_RATIO,
     HEAD_THICKNESS_RATIO,
     INK_DIFF,
     MIN_EDGE_LENGTH_PER_KPX,
@@ -282,6 +283,10 @@ def detect_lines(
             at = at[keep]
             tmax = float(dt[ys[at], xs[at]].max()) if at.size else shaft
             head = tmax >= HEAD_THICKNESS_RATIO * shaft and tmax >= shaft + HEAD_MIN_EXTRA_PX
+            if head and tmax < HEAD_STRONG_RATIO * shaft:
+                # lines fanning out of one point overlap into a thick wedge there too, but split
+                # behind it; a head this thin counts only with one shaft behind
+                head = _lines_behind(xs[at], ys[at], end, wd) <= 1
             spread, behind = _end_spread(xs[at], ys[at], end, wd)
             # an open or hollow head is thin but wide, with one plain shaft behind it (a fan
             # or a bend is wide behind too)
@@ -389,6 +394,31 @@ def _skip_remnant(
             cut = (slot > i) & (t <= t0 + i * step + 3 * hl)
             return cut, (point[0] + float(dx[apex].mean()), point[1] + float(dy[apex].mean()))
     return np.zeros(xs.shape, bool), point
+
+
+def _lines_behind(xs: np.ndarray, ys: np.ndarray, point: tuple[float, float], width: float) -> int:
+    """How many separate pieces of line run behind a line's end (window pixels): the fewest
+    that cross a ring 1.5 to 2.5, or 2.5 to 3.5, head lengths from ``point`` (those the window
+    reaches; else its outer part). One behind a head (the farther ring is past a long head's
+    barbs); several where lines fan out of one point."""
+    hl = max(6.0, HEAD_LENGTH_WIDTHS * width)
+    d = np.hypot(xs - point[0], ys - point[1])
+    if d.size == 0:
+        return 0
+    far = float(d.max())
+    rings = [(lo * hl, (lo + 1.0) * hl) for lo in (1.5, 2.5) if lo * hl < far]
+    counts = []
+    for r0, r1 in rings or [(0.6 * far, far)]:  # a short window: its outer part
+        ring = (d > r0) & (d <= r1)
+        if not ring.any():
+            continue
+        rx, ry = xs[ring], ys[ring]
+        x0, y0 = int(rx.min()), int(ry.min())
+        mask = np.zeros((int(ry.max()) - y0 + 1, int(rx.max()) - x0 + 1), np.uint8)
+        mask[ry - y0, rx - x0] = 1
+        n, _lab, stats, _c = cv2.connectedComponentsWithStats(mask, connectivity=8)
+        counts.append(sum(1 for c in range(1, n) if stats[c, cv2.CC_STAT_AREA] >= 2))
+    return min(counts, default=0)
 
 
 def _end_spread(

@@ -140,6 +140,12 @@ HEAD_MIN_EXTRA_PX = 1.0
 """... and its half-thickness by at least this many pixels, so anti-aliased 1 px shafts do not
 look headed (a partly erased LibreOffice head at 96 dpi measures +1.3 px)."""
 
+HEAD_STRONG_RATIO = 3.0
+"""A thick end under this many shaft thicknesses is a head only with one line behind it: lines
+fanning out of one point overlap into a wedge 1.7-2.8 shafts thick (matplotlib's fans, our
+smoke figures), while heads measure 3.4-10 (Graphviz, matplotlib) and LibreOffice's small
+heads 2.4 with one shaft behind."""
+
 MIN_EDGE_LENGTH_PER_KPX = 18.0
 """Ink components smaller than this (px per 1000 px, longest side) are specks or text, not lines."""
 
