@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -12,6 +13,7 @@ from generation.realfig.deck import build_deck
 from generation.realfig.model import shared_figures_dir
 from generation.realfig.variants import VARIANTS
 from judge.artifact.ooxml import read_object_tree
+from judge.render.pool import RenderPool
 
 FIGURES = shared_figures_dir()
 needs_figures = pytest.mark.skipif(
@@ -96,3 +98,41 @@ def test_replacement_words_resemble_no_word_of_the_figure() -> None:
         texts = [n.label for n in fig.nodes] + [t.text for t in fig.texts]
         for w in (w for t in texts for w in re.split(r"[^\w']+", t) if w):
             assert label_distance(word, w) > DISTINCT_LABEL_DISTANCE, (fig.id, word, w)
+
+
+@needs_figures
+@pytest.mark.slow
+def test_a_reversed_connector_is_confirmed_by_reading_both_images_at_its_ends(
+    render_pool: RenderPool, tmp_path: Path
+) -> None:
+    """dev10's reversed edge: the reference's line reading does not join the two nodes (the
+    line out of a diamond's tip is merged into a return bus), so only the head probe sees it:
+    the render reads the deck's head where the deck puts it, the reference a head at the
+    connector's tail. The faithful deck gets no such reason."""
+    from judge.engine.graph import make_context
+    from judge.render.prepare import prepare_pair
+    from judge.rundir import CaseDir
+    from judge.schema import Candidate
+    from judge.tools.semantic import semantic_comparison
+
+    fig = next(f for f in SPECS if f.id == "dev10")
+    ref = FIGURES / "dev10" / "reference.png"
+    probed: dict[str, list[dict[str, Any]]] = {}
+    for name in ("reversed_edge", "faithful_overlay"):
+        built = VARIANTS[name].make(fig, "overlay")
+        deck = tmp_path / f"{name}.pptx"
+        deck.write_bytes(build_deck(built.fig, built.construction, frozenset()))
+        cd = CaseDir(tmp_path / name)
+        cd.root.mkdir()
+        render_pool.render(deck, cd.render_png)
+        pair = prepare_pair(ref, cd.render_png, cd.pair_png)
+        cand = Candidate(case_id=f"{name}/dev10", task_id="dev10", config_id=name,
+                         pptx=str(deck), reference=str(ref))  # fmt: skip
+        ctx = make_context(cand, cd, pair, render_pool.export_svg)
+        probed[name] = [
+            d for d in semantic_comparison(ctx)["discrepancies"]
+            if d["confirmed"] and any("connector's tail" in c for c in d["checks"])
+        ]  # fmt: skip
+    assert probed["reversed_edge"], "the reversed connector was not confirmed by the probe"
+    assert probed["reversed_edge"][0]["kind"] == "reversed_edge"
+    assert not probed["faithful_overlay"]

@@ -99,6 +99,8 @@ class GEdge:
     head: str | None = None
     """Arrowhead style when known (object tree), e.g. ``triangle``."""
     source: str = ""
+    ends: tuple[tuple[float, float], tuple[float, float]] | None = None
+    """Where the drawn line ends at ``src`` and at ``dst`` (object tree; graph frame)."""
 
     @property
     def directed(self) -> bool:
@@ -572,6 +574,7 @@ def read_tree_graph(tree: ObjectTree, size: tuple[int, int]) -> Graph:
                     / tree.slide_height_pt,
                     head=tail if s == a else head,
                     source=f"shape:{o.id}",
+                    ends=(start, end) if s == a else (end, start),
                 )
             )
     return g

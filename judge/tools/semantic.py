@@ -18,9 +18,11 @@ both images (panel frames); unconfirmed ones are reported too, never dropped.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from typing import Any
 
+from judge.tools.arrows import LineComp, lines_cached
 from judge.tools.base import Tool, ToolContext, ToolOutput, memo
 from judge.tools.evidence import Corpus, compact
 from judge.tools.graphread import (
@@ -36,6 +38,7 @@ from judge.tools.graphread import compare_graphs as compare_readings
 from judge.tools.ocr import box_to_frame, ocr_full
 from judge.tools.thresholds import (
     EXTRA_TREE_MATCH_DISTANCE,
+    HEAD_PROBE_TOLERANCE_FRAC,
     OCR_CONFIDENT,
     PRESENT_MIN_CHARS,
     UNCONFIRMED_CONFIDENCE_FACTOR,
@@ -73,6 +76,9 @@ class Readings:
     ren_text: Corpus
     tree_text: Corpus | None
     tree_kinds: list[tuple[str, str]]
+    ref_lines: list[LineComp] = field(default_factory=list)
+    ren_lines: list[LineComp] = field(default_factory=list)
+    """The line components each raster reading came from (their contacts carry the heads)."""
 
 
 def _tree_texts(ctx: ToolContext) -> list[str]:
@@ -103,6 +109,8 @@ def readings(ctx: ToolContext) -> Readings:
         ren_text=Corpus.of(ln.text for ln in ocr_full(ctx, "candidate")),
         tree_text=Corpus.of(_tree_texts(ctx)) if tree_ok else None,
         tree_kinds=tree_kinds,
+        ref_lines=lines_cached(ctx, "reference"),
+        ren_lines=lines_cached(ctx, "candidate"),
     )
 
 
@@ -412,6 +420,81 @@ def edge_tree_pass(r: Readings, found: list[Discrepancy]) -> list[Judged]:
     return out
 
 
+def _contacts_at(lines: list[LineComp], g: Graph, nid: str) -> list[tuple[int, Any]]:
+    """(line index, contact) of every line end the raster reading found at node ``nid``."""
+    blob = next((int(x[5:]) for x in g.node(nid).source if x.startswith("blob:")), None)
+    return [(i, c) for i, ln in enumerate(lines) for c in ln.contacts if c.node == blob]
+
+
+def _near(
+    found: list[tuple[int, Any]], p: tuple[float, float], tol: float
+) -> tuple[int, Any] | None:
+    best = min(found, key=lambda ic: math.dist(ic[1].point, p), default=None)
+    return best if best is not None and math.dist(best[1].point, p) <= tol else None
+
+
+def _same_place(
+    p: tuple[float, float], box: tuple[float, ...], onto: tuple[float, ...]
+) -> tuple[float, float]:
+    """Point ``p`` relative to ``box``, put at the same place relative to ``onto``."""
+    u = (p[0] - box[0]) / max(1.0, box[2])
+    v = (p[1] - box[1]) / max(1.0, box[3])
+    return (onto[0] + u * onto[2], onto[1] + v * onto[3])
+
+
+def head_probe_pass(r: Readings, found: list[Discrepancy]) -> list[Judged]:
+    """Reversed edges found by reading the two images at the deck connector's own ends, for
+    connectors the reference's line reading did not join (a line broken at its label, merged
+    into a bus): the same reader reads, on the render, the head where the deck puts it and no
+    head at its tail, and, at the same places of the reference (relative to the matched
+    nodes), a head at the deck's tail and none where the deck puts its head. A misreading both
+    images share cannot pass this: the render must read the deck as drawn."""
+    if r.tree is None or r.m_tree is None:
+        return []
+    seen = {d.key for d in found if d.kind in ("reversed_edge", "rewired_edge")}
+    inv_tree = {v: k for k, v in r.m_tree.pairs.items()}
+    ref_pairs = {frozenset((e.src, e.dst)) for e in r.ref.edges}
+    out: list[Judged] = []
+    for e in r.tree.edges:
+        if e.direction != "high" or e.ends is None:
+            continue
+        s, d = inv_tree.get(e.src), inv_tree.get(e.dst)
+        if s is None or d is None or frozenset((s, d)) in ref_pairs:
+            continue
+        rs, rd = r.m_ren.pairs.get(s), r.m_ren.pairs.get(d)
+        if rs is None or rd is None:
+            continue
+        tail, head = e.ends
+        tol_ren = HEAD_PROBE_TOLERANCE_FRAC * max(r.ren.width, r.ren.height)
+        tol_ref = HEAD_PROBE_TOLERANCE_FRAC * max(r.ref.width, r.ref.height)
+        # the render, read where the deck's connector ends: head at its head end only
+        ren_t = _near(_contacts_at(r.ren_lines, r.ren, rs), tail, tol_ren)
+        ren_h = _near(_contacts_at(r.ren_lines, r.ren, rd), head, tol_ren)
+        if ren_t is None or ren_h is None or ren_t[0] != ren_h[0]:
+            continue
+        if ren_t[1].head or not ren_h[1].head:
+            continue
+        ts, td = r.tree.node(e.src).box, r.tree.node(e.dst).box
+        at_t = _same_place(tail, ts, r.ref.node(s).box)
+        at_h = _same_place(head, td, r.ref.node(d).box)
+        ref_t = _near(_contacts_at(r.ref_lines, r.ref, s), at_t, tol_ref)
+        ref_h = _near(_contacts_at(r.ref_lines, r.ref, d), at_h, tol_ref)
+        if ref_t is None or ref_h is None or not ref_t[1].head or ref_h[1].head:
+            continue
+        # the reference's line runs from the deck's head end to its tail: the edge is d -> s
+        disc = _edge_disc("reversed_edge", r, d, s, "the deck's connector points the other way")
+        if disc.key in seen:
+            continue
+        seen.add(disc.key)
+        checks = [
+            "the render shows the deck's connector with its head where the deck puts it",
+            "at the same places the reference shows a head at the connector's tail and none at "
+            "its head",
+        ]
+        out.append(Judged(disc, True, 0.6, checks))
+    return out
+
+
 def judge_discrepancies(r: Readings, found: list[Discrepancy]) -> list[Judged]:
     """Evidence for each discrepancy of the render reading against the reference reading."""
     inv = {v: k for k, v in r.m_ren.pairs.items()}
@@ -487,6 +570,9 @@ def semantic_comparison(ctx: ToolContext) -> dict[str, Any]:
         judged = judge_discrepancies(r, found)
         judged += absence_pass(r, found)
         for j in edge_tree_pass(r, found):
+            j.ref_box, j.cand_box = _edge_boxes(r, j.d)
+            judged.append(j)
+        for j in head_probe_pass(r, found + [x.d for x in judged if x.confirmed]):
             j.ref_box, j.cand_box = _edge_boxes(r, j.d)
             judged.append(j)
         tree_only: list[dict[str, Any]] = []

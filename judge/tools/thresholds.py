@@ -298,6 +298,11 @@ can fall in a dash gap wider than the closing bridges)."""
 # ------------------------------------------------------------------------------------------
 # Graph reading (judge/diagram.py)
 
+HEAD_PROBE_TOLERANCE_FRAC = 0.02
+"""A raster line end counts as the end of a deck connector when it lies this share of the
+image's larger side from it (render), or from the same place relative to the matched node
+(reference)."""
+
 ENDPOINT_TOLERANCE_FRAC = 0.02
 """A free line's end lands on a shape when within 2 % of the slide's larger side of its box."""
 
