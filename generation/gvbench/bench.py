@@ -28,7 +28,8 @@ from pathlib import Path
 
 from generation.gvbench.layout import draw, edges_as_icons
 from generation.gvbench.spec import make_spec
-from generation.realfig.deck import CONSTRUCTIONS, Construction, build_deck
+from generation.realfig.bench import write_variant_cases
+from generation.realfig.deck import CONSTRUCTIONS, Construction
 from generation.realfig.model import Fig
 from generation.realfig.variants import VARIANTS as REALFIG_VARIANTS
 from generation.realfig.variants import Built, Variant
@@ -118,24 +119,7 @@ def write_graphviz_benchmark(
             "shapes": sorted({n.shape for n in spec.nodes}), "nodes": len(spec.nodes),
             "edges": len(spec.edges), "size": list(fig.size), "dpi": drawn.dpi,
         }  # fmt: skip
-        for name in names:
-            v = VARIANTS[name]
-            built = v.make(fig, CONSTRUCTIONS[i % 2])
-            nowrap = frozenset(k for k, w in built.wrap.items() if not w)
-            deck = build_deck(built.fig, built.construction, nowrap)
-            atomic_write_bytes(out / "candidates" / name / f"{tid}.pptx", deck)
-            labels.append(
-                CaseLabel(
-                    case_id=f"{name}/{tid}",
-                    task_id=tid,
-                    config_id=name,
-                    variant=name,
-                    style=built.construction,
-                    gate=v.gate,
-                    subtypes=list(v.subtypes),
-                    defects=built.defects,
-                )
-            )
+        labels += write_variant_cases(out, fig, tid, names, CONSTRUCTIONS[i % 2], VARIANTS)
     labels.sort(key=lambda lb: lb.case_id)
     atomic_write_text(out / "labels.jsonl", "".join(lb.model_dump_json() + "\n" for lb in labels))
     ids = [task_id_for(seed, i) for i in range(tasks)]

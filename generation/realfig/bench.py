@@ -16,14 +16,14 @@ from __future__ import annotations
 
 import json
 import shutil
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from generation.realfig.deck import CONSTRUCTIONS, build_deck
+from generation.realfig.deck import CONSTRUCTIONS, Construction, build_deck
 from generation.realfig.model import Fig, shared_figures_dir
 from generation.realfig.specs_a import SPECS_A
 from generation.realfig.specs_b import SPECS_B
-from generation.realfig.variants import VARIANTS
+from generation.realfig.variants import VARIANTS, Variant
 from judge.errors import BenchmarkError
 from judge.rundir import atomic_write_bytes, atomic_write_text, write_model
 from judge.schema import CaseLabel, Task
@@ -36,6 +36,38 @@ def fold_of(fig_id: str) -> int:
     """0 or 1: the fold a figure belongs to (alternating over the spec list)."""
     ids = [f.id for f in SPECS]
     return ids.index(fig_id) % 2
+
+
+def write_variant_cases(
+    out: Path,
+    fig: Fig,
+    task_id: str,
+    names: Sequence[str],
+    how: Construction,
+    variants: Mapping[str, Variant] = VARIANTS,
+) -> list[CaseLabel]:
+    """Build task ``task_id``'s deck for each variant in ``names`` (construction ``how``, from
+    ``variants``) into ``out/candidates/<variant>/`` and return their labels."""
+    labels = []
+    for name in names:
+        v = variants[name]
+        built = v.make(fig, how)
+        nowrap = frozenset(k for k, w in built.wrap.items() if not w)
+        deck = build_deck(built.fig, built.construction, nowrap)
+        atomic_write_bytes(out / "candidates" / name / f"{task_id}.pptx", deck)
+        labels.append(
+            CaseLabel(
+                case_id=f"{name}/{task_id}",
+                task_id=task_id,
+                config_id=name,
+                variant=name,
+                style=built.construction,
+                gate=v.gate,
+                subtypes=list(v.subtypes),
+                defects=built.defects,
+            )
+        )
+    return labels
 
 
 def write_realfig_benchmark(
@@ -71,25 +103,7 @@ def write_realfig_benchmark(
         folder = out / "tasks" / fig.id
         atomic_write_bytes(folder / "reference.png", ref.read_bytes())
         write_model(folder / "task.json", Task(id=fig.id, domain=DOMAIN, assets=[]))
-        for name in names:
-            v = VARIANTS[name]
-            how = CONSTRUCTIONS[i % 2]
-            built = v.make(fig, how)
-            nowrap = frozenset(k for k, w in built.wrap.items() if not w)
-            deck = build_deck(built.fig, built.construction, nowrap)
-            atomic_write_bytes(out / "candidates" / name / f"{fig.id}.pptx", deck)
-            labels.append(
-                CaseLabel(
-                    case_id=f"{name}/{fig.id}",
-                    task_id=fig.id,
-                    config_id=name,
-                    variant=name,
-                    style=built.construction,
-                    gate=v.gate,
-                    subtypes=list(v.subtypes),
-                    defects=built.defects,
-                )
-            )
+        labels += write_variant_cases(out, fig, fig.id, names, CONSTRUCTIONS[i % 2])
     labels.sort(key=lambda lb: lb.case_id)
     atomic_write_text(out / "labels.jsonl", "".join(lb.model_dump_json() + "\n" for lb in labels))
     manifest = {
