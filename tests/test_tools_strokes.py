@@ -57,19 +57,49 @@ def _deck(
                 _border(boxes[src], boxes[dst], w, h),
                 _border(boxes[dst], boxes[src], w, h),
             )
-        c = slide.shapes.add_connector(
-            MSO_CONNECTOR.STRAIGHT, Emu(int(x0 * PX)), Emu(int(y0 * PX)),
-            Emu(int(x1 * PX)), Emu(int(y1 * PX)),
-        )  # fmt: skip
-        c.line.width = Pt(1.5)
-        c.line.color.rgb = BLACK
-        ln = c.line._get_or_add_ln()
-        tail = etree.SubElement(ln, qn("a:tailEnd"))
-        tail.set("type", head)
-        tail.set("w", "lg")
-        tail.set("len", "lg")
+        _arrow(slide, (x0, y0), (x1, y1), 1.5, BLACK, head, "lg")
     prs.save(str(path))
     return path
+
+
+def _render(pool: RenderPool, prs: object, deck: Path) -> np.ndarray:
+    """Save ``prs`` at ``deck`` and read its LibreOffice render."""
+    prs.save(str(deck))  # type: ignore[attr-defined]
+    return _rendered(pool, deck)
+
+
+def _rendered(pool: RenderPool, deck: Path) -> np.ndarray:
+    """A saved deck's LibreOffice render (BGR)."""
+    png = deck.with_suffix(".png")
+    pool.render(deck, png)
+    img = cv2.imread(str(png))
+    assert img is not None, png
+    return img
+
+
+def _arrow(
+    slide: object,
+    p0: tuple[float, float],
+    p1: tuple[float, float],
+    width_pt: float,
+    colour: RGBColor,
+    head: str,
+    size: str | None = None,
+) -> None:
+    """A straight connector from ``p0`` to ``p1`` (1600 x 900 layout) with its head at ``p1``
+    (``size``: the head's OOXML width and length, default medium)."""
+    (x0, y0), (x1, y1) = p0, p1
+    c = slide.shapes.add_connector(  # type: ignore[attr-defined]
+        MSO_CONNECTOR.STRAIGHT, Emu(int(x0 * PX)), Emu(int(y0 * PX)),
+        Emu(int(x1 * PX)), Emu(int(y1 * PX)),
+    )  # fmt: skip
+    c.line.width = Pt(width_pt)
+    c.line.color.rgb = colour
+    tail = etree.SubElement(c.line._get_or_add_ln(), qn("a:tailEnd"))
+    tail.set("type", head)
+    if size is not None:
+        tail.set("w", size)
+        tail.set("len", size)
 
 
 def _side(a: tuple[int, int], b: tuple[int, int], w: int) -> tuple[float, float]:
@@ -91,10 +121,7 @@ def _read(pool: RenderPool, tmp: Path, boxes: dict, lines: list, head: str = "tr
 def _edges_of(pool: RenderPool, deck: Path, centres: dict) -> set:
     """Directed edges (high or medium, by box name) read from the deck's LibreOffice render;
     ``centres`` are the boxes' centres in the 1600 x 900 layout."""
-    png = deck.with_suffix(".png")
-    pool.render(deck, png)
-    img = cv2.imread(str(png))
-    assert img is not None, png
+    img = _rendered(pool, deck)
     blobs = detect_blobs(img)
     eps = node_endpoints(blobs)
     sx, sy = img.shape[1] / 1600, img.shape[0] / 900
@@ -171,21 +198,8 @@ def test_outlined_ellipses_touched_by_big_arrowheads_are_nodes(
         s.text_frame.text = name
         s.text_frame.paragraphs[0].runs[0].font.color.rgb = BLACK
     for dst, x1 in (("Left", 380), ("Right", 1220)):
-        c = slide.shapes.add_connector(
-            MSO_CONNECTOR.STRAIGHT, Emu(int(800 * PX)), Emu(int(210 * PX)),
-            Emu(int(x1 * PX)), Emu(int((centres[dst][1] - 55) * PX)),
-        )  # fmt: skip
-        c.line.width = Pt(4)
-        c.line.color.rgb = BLACK
-        tail = etree.SubElement(c.line._get_or_add_ln(), qn("a:tailEnd"))
-        tail.set("type", "triangle")
-        tail.set("w", "lg")
-        tail.set("len", "lg")
-    deck = tmp_path / "e.pptx"
-    prs.save(str(deck))
-    render_pool.render(deck, tmp_path / "e.png")
-    img = cv2.imread(str(tmp_path / "e.png"))
-    assert img is not None
+        _arrow(slide, (800, 210), (x1, centres[dst][1] - 55), 4, BLACK, "triangle", "lg")
+    img = _render(render_pool, prs, tmp_path / "e.pptx")
     sx = img.shape[1] / 1600
     big = [b for b in detect_blobs(img) if b.box[2] > 200 * sx]
     assert len(big) == 3, [b.box for b in big]
@@ -214,11 +228,7 @@ def test_light_flat_fills_without_outline_are_nodes(
             s.line.color.rgb = RGBColor(0x66, 0x66, 0x66)
         s.text_frame.text = f"Step {i}"
         s.text_frame.paragraphs[0].runs[0].font.color.rgb = BLACK
-    deck = tmp_path / "l.pptx"
-    prs.save(str(deck))
-    render_pool.render(deck, tmp_path / "l.png")
-    img = cv2.imread(str(tmp_path / "l.png"))
-    assert img is not None
+    img = _render(render_pool, prs, tmp_path / "l.pptx")
     sx = img.shape[1] / 1600
     top = [b for b in detect_blobs(img) if b.depth == 0 and b.box[2] > 200 * sx]
     assert len(top) == 3, [b.box for b in top]
@@ -268,14 +278,8 @@ def _diamond_deck(path: Path) -> Path:
         s.text_frame.text = name
         s.text_frame.paragraphs[0].runs[0].font.color.rgb = BLACK
     ends = [((430, 400), (690, 400)), ((910, 400), (1170, 400)), ((800, 495), (800, 705))]
-    for (x0, y0), (x1, y1) in ends:
-        c = slide.shapes.add_connector(
-            MSO_CONNECTOR.STRAIGHT, Emu(int(x0 * PX)), Emu(int(y0 * PX)),
-            Emu(int(x1 * PX)), Emu(int(y1 * PX)),
-        )  # fmt: skip
-        c.line.width = Pt(1.25)
-        c.line.color.rgb = dark
-        etree.SubElement(c.line._get_or_add_ln(), qn("a:tailEnd")).set("type", "triangle")
+    for p0, p1 in ends:
+        _arrow(slide, p0, p1, 1.25, dark, "triangle")
     prs.save(str(path))
     return path
 
