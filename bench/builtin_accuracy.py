@@ -10,8 +10,12 @@
   seed and task count as ``synth``): references laid out and drawn by Graphviz (curved,
   orthogonal, polyline and arc splines, Graphviz arrowheads), decks rebuilt from the same
   layout, the real-figure variants; two folds by task, each reported alone. Needs ``dot``.
+* ``mpl``: the matplotlib benchmark (``generation.mplbench.write_mpl_benchmark``, same seed and
+  task count): the same seeded graphs laid out by hand on layers and drawn by matplotlib
+  (``FancyArrowPatch`` in five arrow styles, hand-drawn box styles, some references through
+  JPEG), the real-figure variants; two folds by task. Needs matplotlib (a dev dependency).
 
-``--bench both`` runs ``synth`` and ``real``; ``--bench all`` runs all three.
+``--bench both`` runs ``synth`` and ``real``; ``--bench all`` runs all four.
 
 For each it runs ``judge run --judge builtin`` and prints the gate confusion matrix, gate
 agreement, Cohen's kappa, faithful reconstructions passed, Stage 3 recall and a per-variant
@@ -24,6 +28,7 @@ Usage::
     .venv/bin/python bench/builtin_accuracy.py --bench synth [--seed 1234] [--tasks 10]
     .venv/bin/python bench/builtin_accuracy.py --bench real [--rejudge] [--out /tmp/acc]
     .venv/bin/python bench/builtin_accuracy.py --bench graphviz --tasks 12 --workers 1
+    .venv/bin/python bench/builtin_accuracy.py --bench mpl --tasks 12
 
 Targets (issue 10): real figures: agreement >= 0.85, kappa >= 0.70, >= 90 % of faithful
 reconstructions passed, in both folds; synthetic: agreement >= 0.95.
@@ -253,9 +258,9 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument(
         "--bench",
-        choices=["synth", "real", "graphviz", "both", "all"],
+        choices=["synth", "real", "graphviz", "mpl", "both", "all"],
         default="both",
-        help="benchmark(s) to measure: both = synth + real, all = synth + real + graphviz",
+        help="benchmark(s) to measure: both = synth + real, all = synth + real + graphviz + mpl",
     )
     ap.add_argument("--seed", type=int, default=1234)
     ap.add_argument("--tasks", type=int, default=10)
@@ -268,7 +273,7 @@ def main() -> int:
     )
     ap.add_argument("--quiet", action="store_true", help="do not list disagreements")
     args = ap.parse_args()
-    groups = {"both": ["synth", "real"], "all": ["synth", "real", "graphviz"]}
+    groups = {"both": ["synth", "real"], "all": ["synth", "real", "graphviz", "mpl"]}
     kinds = groups.get(args.bench, [args.bench])
     for kind in kinds:
         bench = args.out / f"bench-{kind}"
@@ -282,6 +287,10 @@ def main() -> int:
                 from generation.gvbench import write_graphviz_benchmark
 
                 write_graphviz_benchmark(bench, args.seed, args.tasks, force=True)
+            elif kind == "mpl":
+                from generation.mplbench import write_mpl_benchmark
+
+                write_mpl_benchmark(bench, args.seed, args.tasks, force=True)
             else:
                 from generation.realfig.bench import write_realfig_benchmark
 
@@ -299,16 +308,17 @@ def main() -> int:
             "synth": f"synthetic (seed {args.seed})",
             "real": "real figures",
             "graphviz": f"Graphviz-drawn (seed {args.seed})",
+            "mpl": f"matplotlib-drawn (seed {args.seed})",
         }[kind]
         report(f"{name}, builtin judge, {how}", labels, results, not args.quiet)
-        if kind in ("real", "graphviz"):
+        if kind in ("real", "graphviz", "mpl"):
             folds = json.loads((bench / "bench.json").read_text())["folds"]
             for k in (0, 1):
                 sub = {c: lb for c, lb in labels.items() if folds[lb["task_id"]] == k}
                 if not sub:
                     continue
                 figs = sorted({lb["task_id"] for lb in sub.values()})
-                what = "real figures" if kind == "real" else "Graphviz"
+                what = {"real": "real figures", "graphviz": "Graphviz", "mpl": "matplotlib"}[kind]
                 report(f"{what} fold {k} ({', '.join(figs)})", sub, results, False)
     return 0
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import io
 import itertools
+import math
 import random
 import struct
 import zipfile
@@ -17,12 +18,14 @@ import zlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import cv2
 import numpy as np
 from pptx import Presentation
 from pptx.dml.color import RGBColor
 from pptx.enum.shapes import MSO_CONNECTOR, MSO_SHAPE
+from pptx.oxml.ns import qn
 from pptx.util import Emu, Pt
 
 SLIDE_W_EMU = 9144000
@@ -450,3 +453,67 @@ def external_entity_xml(root_tag: bytes = b"p:sld") -> bytes:
         + root_tag
         + b">"
     )
+
+
+# --------------------------------------------------------------------------------------------
+# reading a benchmark deck back (realfig builder): node shapes by name, lines by their geometry
+
+
+def _all_shapes(shapes: Any) -> list[Any]:
+    out = []
+    for s in shapes:
+        out.append(s)
+        if s.shape_type is not None and s.shape_type == 6:  # group
+            out += _all_shapes(s.shapes)
+    return out
+
+
+def _line_points(shp: Any) -> list[tuple[int, int]] | None:
+    """Start to end of a connector or an open freeform, in slide EMU; None for other shapes."""
+    el = shp._element
+    if el.tag == qn("p:cxnSp"):
+        return [(shp.begin_x, shp.begin_y), (shp.end_x, shp.end_y)]
+    geom = el.find(".//" + qn("a:custGeom"))
+    if geom is None:
+        return None
+    path = geom.find(".//" + qn("a:path"))
+    sx = shp.width / int(path.get("w")) if int(path.get("w")) else 1.0
+    sy = shp.height / int(path.get("h")) if int(path.get("h")) else 1.0
+    pts = []
+    for pt in path.iter(qn("a:pt")):
+        pts.append((shp.left + int(pt.get("x")) * sx, shp.top + int(pt.get("y")) * sy))
+    return pts
+
+
+DeckBox = tuple[int, int, int, int]
+
+
+def read_deck_graph(pptx: Path) -> tuple[dict[str, DeckBox], set[tuple[str, str]]]:
+    """Node boxes by key (EMU), and directed edges (tail node key -> the node the arrowhead
+    touches) of a deck the real-figure builder wrote (nodes are named ``Node <key>``)."""
+    slide = Presentation(str(pptx)).slides[0]
+    every = _all_shapes(slide.shapes)
+    nodes = {
+        s.name.removeprefix("Node "): (s.left, s.top, s.width, s.height)
+        for s in every
+        if s.name.startswith("Node ")
+    }
+
+    def nearest(p: tuple[float, float]) -> str:
+        def gap(b: tuple[int, int, int, int]) -> float:
+            dx = max(b[0] - p[0], 0, p[0] - b[0] - b[2])
+            dy = max(b[1] - p[1], 0, p[1] - b[1] - b[3])
+            return math.hypot(dx, dy)
+
+        return min(nodes, key=lambda k: gap(nodes[k]))
+
+    edges = set()
+    for s in every:
+        pts = _line_points(s)
+        if pts is None or s.name.startswith(("Node ", "Label ")):
+            continue
+        ln = s._element.find(".//" + qn("a:ln"))
+        assert ln is not None and ln.find(qn("a:tailEnd")) is not None, s.name
+        assert ln.find(qn("a:headEnd")) is None, s.name  # one head, at the line's end
+        edges.add((nearest(pts[0]), nearest(pts[-1])))
+    return nodes, edges

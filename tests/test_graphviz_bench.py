@@ -3,20 +3,18 @@
 from __future__ import annotations
 
 import json
-import math
 import shutil
 from pathlib import Path
-from typing import Any
 
 import pytest
 from PIL import Image
 from pptx import Presentation
-from pptx.oxml.ns import qn
 
 from generation.gvbench import GraphvizError, write_graphviz_benchmark
 from generation.gvbench.bench import VARIANTS, task_id_for
 from generation.gvbench.spec import ARROWHEADS, KINDS, SPLINES, make_spec
 from judge.rundir import iter_candidates
+from tests.decks import read_deck_graph
 
 needs_dot = pytest.mark.skipif(shutil.which("dot") is None, reason="Graphviz (dot) not installed")
 SEED = 1234
@@ -49,66 +47,6 @@ def test_missing_graphviz_is_a_clear_typed_error(
         write_graphviz_benchmark(tmp_path / "b", SEED, 1)
 
 
-# --------------------------------------------------------------------------------------------
-# reading a deck back: node shapes by name, lines by their geometry
-
-
-def _shapes(shapes: Any) -> list[Any]:
-    out = []
-    for s in shapes:
-        out.append(s)
-        if s.shape_type is not None and s.shape_type == 6:  # group
-            out += _shapes(s.shapes)
-    return out
-
-
-def _line_points(shp: Any) -> list[tuple[int, int]] | None:
-    """Start to end of a connector or an open freeform, in slide EMU; None for other shapes."""
-    el = shp._element
-    if el.tag == qn("p:cxnSp"):
-        return [(shp.begin_x, shp.begin_y), (shp.end_x, shp.end_y)]
-    geom = el.find(".//" + qn("a:custGeom"))
-    if geom is None:
-        return None
-    path = geom.find(".//" + qn("a:path"))
-    sx = shp.width / int(path.get("w")) if int(path.get("w")) else 1.0
-    sy = shp.height / int(path.get("h")) if int(path.get("h")) else 1.0
-    pts = []
-    for pt in path.iter(qn("a:pt")):
-        pts.append((shp.left + int(pt.get("x")) * sx, shp.top + int(pt.get("y")) * sy))
-    return pts
-
-
-def _read_deck(pptx: Path) -> tuple[dict[str, tuple[int, int, int, int]], set[tuple[str, str]]]:
-    """Node boxes by key, and directed edges (tail node key -> the node the arrowhead touches)."""
-    slide = Presentation(str(pptx)).slides[0]
-    every = _shapes(slide.shapes)
-    nodes = {
-        s.name.removeprefix("Node "): (s.left, s.top, s.width, s.height)
-        for s in every
-        if s.name.startswith("Node ")
-    }
-
-    def nearest(p: tuple[float, float]) -> str:
-        def gap(b: tuple[int, int, int, int]) -> float:
-            dx = max(b[0] - p[0], 0, p[0] - b[0] - b[2])
-            dy = max(b[1] - p[1], 0, p[1] - b[1] - b[3])
-            return math.hypot(dx, dy)
-
-        return min(nodes, key=lambda k: gap(nodes[k]))
-
-    edges = set()
-    for s in every:
-        pts = _line_points(s)
-        if pts is None or s.name.startswith(("Node ", "Label ")):
-            continue
-        ln = s._element.find(".//" + qn("a:ln"))
-        assert ln is not None and ln.find(qn("a:tailEnd")) is not None, s.name
-        assert ln.find(qn("a:headEnd")) is None, s.name  # one head, at the line's end
-        edges.add((nearest(pts[0]), nearest(pts[-1])))
-    return nodes, edges
-
-
 @needs_dot
 def test_benchmark_layout_labels_and_decks_follow_graphviz(tmp_path: Path) -> None:
     out = tmp_path / "gv"
@@ -138,7 +76,7 @@ def test_benchmark_layout_labels_and_decks_follow_graphviz(tmp_path: Path) -> No
         emu_per_pt = slide_w / width * manifest["drawn"][tid]["dpi"] / 72
         x0, _, _, y1 = (float(v) for v in layout["bb"].split(","))
         for how in ("faithful_shapes", "faithful_overlay"):
-            nodes, edges = _read_deck(out / "candidates" / how / f"{tid}.pptx")
+            nodes, edges = read_deck_graph(out / "candidates" / how / f"{tid}.pptx")
             assert set(nodes) == {o["name"] for o in layout["objects"]}, (tid, how)
             assert edges == truth, (tid, how)
             for o in layout["objects"]:  # node centres where Graphviz put them
@@ -148,12 +86,12 @@ def test_benchmark_layout_labels_and_decks_follow_graphviz(tmp_path: Path) -> No
                 assert abs(b[0] + b[2] / 2 - gx) < 0.005 * slide_w, (tid, how, o["name"])
                 assert abs(b[1] + b[3] / 2 - gy) < 0.005 * slide_w, (tid, how, o["name"])
         style = "shapes" if i % 2 == 0 else "overlay"
-        _, rev = _read_deck(out / "candidates" / "reversed_edge" / f"{tid}.pptx")
+        _, rev = read_deck_graph(out / "candidates" / "reversed_edge" / f"{tid}.pptx")
         gone, new = truth - rev, rev - truth
         assert len(gone) == 1 and len(new) == 1, (tid, style)
         (s, d), (s2, d2) = next(iter(gone)), next(iter(new))
         assert (s, d) == (d2, s2), (tid, style)
-        _, missing = _read_deck(out / "candidates" / "missing_node" / f"{tid}.pptx")
+        _, missing = read_deck_graph(out / "candidates" / "missing_node" / f"{tid}.pptx")
         assert len(missing) < len(truth)
 
     again = tmp_path / "again"  # seeded: the same seed writes the same bytes

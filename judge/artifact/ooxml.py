@@ -21,6 +21,8 @@ from pathlib import Path
 from typing import Any
 
 from lxml import etree
+from pptx.enum.shapes import MSO_AUTO_SHAPE_TYPE
+from pptx.shapes.autoshape import autoshape_types
 
 from judge.artifact.package import SafePackage, open_package, parse_xml
 from judge.artifact.parts import DeckParts, resolve_parts
@@ -292,10 +294,11 @@ def _path_ends(cust: etree._Element) -> list[tuple[float, float]] | None:
 
 @functools.lru_cache(maxsize=512)
 def _default_adjustments(prst: str) -> tuple[tuple[str, int], ...]:
-    """python-pptx's default (name, raw value) adjustments of a preset; empty when unknown."""
-    from pptx.enum.shapes import MSO_AUTO_SHAPE_TYPE
-    from pptx.shapes.autoshape import autoshape_types
+    """python-pptx's default (name, raw value) adjustments of a preset; empty when unknown.
 
+    python-pptx is imported with this module, never here: its package imports itself in a
+    cycle, and two case threads importing it at once deadlocked on the import lock (every case
+    of a run then failed ``opens``)."""
     try:
         return tuple(autoshape_types[MSO_AUTO_SHAPE_TYPE.from_xml(prst)]["avLst"])
     except (KeyError, ValueError):

@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from judge.backends import Backend
 from judge.engine.cache import CallCache, ModelCache
 from judge.engine.graph import CaseRuntime, Slots, judge_case
+from judge.engine.preload import preload
 from judge.errors import PptJudgeError, RendererUnavailable
 from judge.rundir import CaseDir, case_dir, write_model
 from judge.schema import (
@@ -345,6 +346,7 @@ class LocalExecutor:
     """Cases on threads of this process (``--concurrency`` at a time), one LibreOffice pool."""
 
     def run(self, job: RunJob, pending: list[Candidate], on_result: OnResult) -> ExecutorReport:
+        preload()
         s = job.settings
         limiter = RateLimiter(s.rate_limit)
 

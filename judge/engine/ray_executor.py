@@ -54,6 +54,7 @@ from judge.engine.executors import (
     missing_task,
     run_cache,
 )
+from judge.engine.preload import preload
 from judge.errors import BenchmarkError, PptJudgeError
 from judge.rundir import CaseDir, atomic_write_bytes, case_dir
 from judge.schema import Candidate, CaseResult, RoundResult, Rubric, Taxonomy
@@ -342,6 +343,7 @@ class CaseWorker:
     def __init__(self, spec: WorkerSpec, coord: Any) -> None:
         import ray
 
+        preload()
         self.name = spec.name
         self.coord = coord
         _remove_dead_scratch()
