@@ -16,11 +16,12 @@ from __future__ import annotations
 
 import io
 import math
+from dataclasses import replace
 from typing import Any
 
 from PIL import Image
 
-from generation.mplbench.layout import MplStyle
+from generation.mplbench.layout import STRAIGHT_ONLY, MplStyle
 from generation.realfig.geometry import route
 from generation.realfig.model import Fig, N
 from judge.errors import BenchmarkError
@@ -115,6 +116,25 @@ def _shortened(pts: list[tuple[float, float]], d: float) -> list[tuple[float, fl
     return cut(cut(pts)[::-1])[::-1]
 
 
+def _straight_arrow(ax: Any, pts: list[tuple[float, float]], st: MplStyle, colour: str) -> None:
+    """One straight arrow the two classic ways: ``ax.annotate`` with ``arrowprops`` of
+    ``width``/``headwidth``/``headlength`` (points), or ``ax.arrow`` (data units = pixels), both
+    a filled polygon whose tip is the route's end."""
+    (x0, y0), (x1, y1) = pts
+    k = st.dpi / 72
+    shaft_pt = max(0.8, st.line_pt * 1.6)
+    if st.arrow == "annotate":
+        props = {"facecolor": colour, "edgecolor": colour, "width": shaft_pt,
+                 "headwidth": st.mutation, "headlength": 0.9 * st.mutation, "shrink": 0.0,
+                 "lw": 0.5}  # fmt: skip
+        ax.annotate("", xy=(x1, y1), xytext=(x0, y0), xycoords="data", arrowprops=props)
+        return
+    head_w = st.mutation * k
+    ax.arrow(x0, y0, x1 - x0, y1 - y0, width=shaft_pt * k * 0.7, head_width=head_w,
+             head_length=1.1 * head_w, length_includes_head=True, fc=colour, ec=colour,
+             lw=0.5)  # fmt: skip
+
+
 def _path(pts: list[tuple[float, float]], st: MplStyle) -> Any:
     """The matplotlib path along ``pts``: a polyline, or for the ``simple`` and ``fancy``
     styles (which take only a quadratic Bezier) the quadratic through its ends and middle."""
@@ -157,9 +177,14 @@ def draw_png(fig: Fig, st: MplStyle) -> bytes:
                         fontweight="bold", fontfamily=st.font)  # fmt: skip
         for e in fig.edges:
             pts = _shortened(route(fig, e), SHRINK_PT * k)
+            if len(pts) == 2 and st.arrow in STRAIGHT_ONLY:
+                _straight_arrow(ax, pts, st, _c(e.colour))
+                continue
+            arrow = replace(st, arrow="-|>") if st.arrow in STRAIGHT_ONLY else st
             ax.add_patch(FancyArrowPatch(
-                path=_path(pts, st), arrowstyle=_arrowstyle(st), mutation_scale=st.mutation,
-                lw=st.line_pt, color=_c(e.colour), joinstyle="miter", capstyle="butt",
+                path=_path(pts, arrow), arrowstyle=_arrowstyle(arrow),
+                mutation_scale=arrow.mutation, lw=st.line_pt, color=_c(e.colour),
+                joinstyle="miter", capstyle="butt",
             ))  # fmt: skip
         for n in fig.nodes:
             _node(ax, n, st, st.line_pt * 0.9 if n.stroke else 0.0, font_pt)

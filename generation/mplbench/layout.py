@@ -27,10 +27,14 @@ from generation.realfig.geometry import route
 from generation.realfig.model import BoxT, E, Fig, N, P, Shape, T
 from judge.errors import BenchmarkError
 
-ArrowKind = Literal["-|>", "->", "simple", "fancy", "-|>wide"]
-ARROWS: tuple[ArrowKind, ...] = ("-|>", "->", "simple", "-|>wide", "fancy")
-"""matplotlib ``arrowstyle`` per task (``-|>wide``: a filled head with a wider, shorter
-triangle)."""
+ArrowKind = Literal["-|>", "->", "simple", "fancy", "-|>wide", "annotate", "arrow"]
+ARROWS: tuple[ArrowKind, ...] = ("-|>", "->", "annotate", "simple", "-|>wide", "arrow", "fancy")
+"""How a task draws its arrows: a ``FancyArrowPatch`` ``arrowstyle`` (``-|>wide``: a filled
+head with a wider, shorter triangle), ``annotate`` (``ax.annotate`` with the classic
+``arrowprops`` of ``width``/``headwidth``/``headlength``, no ``arrowstyle``: one filled polygon)
+or ``arrow`` (``ax.arrow``, a ``FancyArrow`` polygon). The last two are straight only: their
+tasks route straight, and an edge that must arc is drawn with ``-|>``."""
+STRAIGHT_ONLY: frozenset[str] = frozenset({"annotate", "arrow"})
 EdgeRoute = Literal["straight", "elbow", "arc"]
 ROUTES: tuple[EdgeRoute, ...] = ("straight", "arc", "elbow")
 """How a task joins neighbouring layers (other edges always arc)."""
@@ -83,7 +87,8 @@ class MplStyle:
     font_pt: float
     line_pt: float
     mutation: float
-    """``mutation_scale`` of the arrows (head size, points)."""
+    """``mutation_scale`` of the arrows (head size, points); for ``annotate`` and ``arrow`` the
+    head's width in points."""
     edge_colour: str
     jpeg: int
     title: str
@@ -95,13 +100,11 @@ def make_style(spec: GvSpec, index: int, seed: int) -> MplStyle:
     rng = np.random.default_rng([seed, index, 11])
     arrow = ARROWS[index % len(ARROWS)]
     how = ROUTES[index % len(ROUTES)]
-    if arrow in ("simple", "fancy") and how == "elbow":
-        how = "straight"  # matplotlib draws these styles along one quadratic curve only
+    if arrow in STRAIGHT_ONLY or (arrow in ("simple", "fancy") and how == "elbow"):
+        how = "straight"  # these draw straight, or along one quadratic curve, only
     lw = round(float(rng.uniform(*LINE_PT)), 1)
     mutation = (
-        float(rng.uniform(10, 20))
-        if arrow in ("-|>", "->", "-|>wide")
-        else float(rng.uniform(8, 14))
+        float(rng.uniform(8, 14)) if arrow in ("simple", "fancy") else float(rng.uniform(10, 20))
     )
     return MplStyle(
         arrow=arrow,

@@ -594,11 +594,9 @@ class _Drive:
             max_concurrency=threads,
             scheduling_strategy=NodeAffinitySchedulingStrategy(node_id=here, soft=False),
         ).remote(
-            self.s.concurrency,
-            self.s.max_cost_usd,
-            self.s.rate_limit,
+            self.s.concurrency, self.s.max_cost_usd, self.s.rate_limit,
             str(cache.folder.resolve()) if cache is not None else None,
-        )
+        )  # fmt: skip
 
     def _spawn(self) -> _Worker:
         name = f"w{next(self.names)}"
