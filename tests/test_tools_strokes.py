@@ -292,3 +292,35 @@ def test_a_diamonds_own_tips_are_not_arrowheads(render_pool: RenderPool, tmp_pat
     deck = _diamond_deck(tmp_path / "diamond.pptx")
     centres = {"D": (800, 400), "A": (350, 400), "B": (1250, 400), "C": (800, 750)}
     assert _edges_of(render_pool, deck, centres) == {("A", "D"), ("D", "B"), ("D", "C")}
+
+
+@pytest.mark.slow
+def test_a_label_beside_a_line_does_not_cut_it(render_pool: RenderPool, tmp_path: Path) -> None:
+    """An edge label sits right beside a diagonal line, so its OCR box (wider than its glyphs)
+    covers part of the line. Its glyphs are erased, the line is not: before, erasing the whole
+    box cut the line in two and the edge was lost."""
+    from judge.tools.graphread import node_blobs
+    from judge.tools.ocr import ocr_image
+
+    boxes = {"Source": (250, 200), "Target": (1200, 720)}
+    deck = _deck(tmp_path / "d.pptx", boxes, [("Source", "Target", "c")])
+    prs = Presentation(str(deck))
+    (x0, y0), (x1, y1) = boxes["Source"], boxes["Target"]
+    n = float(np.hypot(x1 - x0, y1 - y0))
+    cx, cy = (x0 + x1) / 2 + (y1 - y0) / n * 25, (y0 + y1) / 2 - (x1 - x0) / n * 25
+    tb = prs.slides[0].shapes.add_textbox(
+        Emu(int((cx - 55) * PX)), Emu(int((cy - 22) * PX)), Emu(int(110 * PX)), Emu(int(44 * PX))
+    )
+    tb.text_frame.text = "retry"
+    tb.text_frame.paragraphs[0].runs[0].font.size = Pt(20)
+    tb.text_frame.paragraphs[0].runs[0].font.color.rgb = BLACK
+    img = _render(render_pool, prs, deck)
+    blobs = detect_blobs(img)
+    ocr = ocr_image(img)
+    eps = node_blobs(blobs, ocr, img)[0]
+    free = [t for t in ocr if t.wordy and "retry" in t.text]
+    assert len(free) == 1 and len(eps) == 2
+    lines = detect_lines(img, blobs, eps, [_glyph_box(t.text, t.box) for t in free])
+    src = next(i for i in eps if blobs[i].box[0] < img.shape[1] / 2)
+    dst = next(i for i in eps if i != src)
+    assert [e for ln in lines for e in ln.edges()] == [(src, dst, "high")]

@@ -44,6 +44,7 @@ from judge.tools.thresholds import (
     REMNANT_NEAR_FRAC,
     REMNANT_STEADY_SLICES,
     STROKE_SPUR_PER_KPX,
+    TEXT_ERASE_MARGIN_FRAC,
     scaled_px,
 )
 
@@ -182,8 +183,8 @@ def detect_lines(
     # distance to the nearest erased node: an outline's remnant (a diamond's mitred tip) sits
     # right there, so arrowheads are measured a little clear of it
     clear_of = cv2.distanceTransform((erase == 0).astype(np.uint8), cv2.DIST_L2, 3)
-    for tx, ty, tw, th in text_boxes:
-        ink[max(0, int(ty) - 1) : int(ty + th) + 2, max(0, int(tx) - 1) : int(tx + tw) + 2] = 0
+    for box in text_boxes:
+        _erase_glyphs(ink, box)
     # dash gaps grow with the line width (OOXML's dash: gap = 3 widths): size the closing to
     # the typical line width too
     dt_all = cv2.distanceTransform(ink, cv2.DIST_L2, 3)
@@ -304,6 +305,26 @@ def detect_lines(
                 line.joins = {frozenset((idx[a], idx[b])) for a, b in map(tuple, joins)}
         out.append(line)
     return out
+
+
+def _erase_glyphs(ink: np.ndarray, box: tuple[float, float, float, float]) -> None:
+    """Erase (in place) the ink of the text in ``box``: the pieces of ink that lie within the box
+    grown by ``TEXT_ERASE_MARGIN_FRAC`` of its height. Pieces reaching the window's edge are
+    lines running past or through the label and are kept."""
+    tx, ty, tw, th = box
+    m = max(2, int(round(TEXT_ERASE_MARGIN_FRAC * th)))
+    x0, y0 = max(0, int(tx) - m), max(0, int(ty) - m)
+    x1, y1 = min(ink.shape[1], int(tx + tw) + 2 + m), min(ink.shape[0], int(ty + th) + 2 + m)
+    if x1 - x0 < 3 or y1 - y0 < 3:
+        return
+    sub = ink[y0:y1, x0:x1]
+    n, lab, st, _ = cv2.connectedComponentsWithStats(sub, connectivity=8)
+    h, w = sub.shape
+    for c in range(1, n):
+        x, y, cw, ch = (int(v) for v in st[c, :4])
+        if x == 0 or y == 0 or x + cw == w or y + ch == h:
+            continue
+        sub[lab == c] = 0
 
 
 def _line_axis(

@@ -24,6 +24,7 @@ from judge.tools.thresholds import (
     DEFAULT_LINE_WIDTH_PT,
     ENDPOINT_TOLERANCE_FRAC,
     GLYPH_COVER_FRAC,
+    GLYPH_MAX_EXTENT,
     GLYPH_MAX_LINE_HEIGHTS,
     ICON_GRAPHIC_FRAC,
     ICON_GRAPHIC_SIDE_FRAC,
@@ -247,9 +248,12 @@ def node_blobs(
 def _glyph_blobs(blobs: list[Blob], ocr: list[OcrLine]) -> set[int]:
     """Blobs that are text: most of the blob lies inside one OCR line's box and the blob is
     no taller than that line (solid glyph clusters of small or bold text pass the node-size
-    test on small images)."""
+    test on small images), unless it is a filled, outlined box filling its bounding box
+    (``GLYPH_MAX_EXTENT``: a box drawn tight round its label is a node)."""
     out = set()
     for i, b in enumerate(blobs):
+        if b.extent >= GLYPH_MAX_EXTENT and b.fill_bgr is not None and b.stroke_bgr is not None:
+            continue
         x, y, w, h = b.box
         for ln in ocr:
             lx, ly, lw, lh = ln.box

@@ -361,7 +361,12 @@ GLYPH_COVER_FRAC = 0.7
 """A blob with this share of its box inside one OCR line's box ..."""
 
 GLYPH_MAX_LINE_HEIGHTS = 1.3
-"""... and no taller than this many line heights is text (glyphs), not a node."""
+"""... and no taller than this many line heights is text (glyphs), not a node ..."""
+
+GLYPH_MAX_EXTENT = 0.8
+"""... unless it fills this share of its box with a fill and an outline of its own: glyphs
+touching each other leave gaps, a box drawn tight round its label (matplotlib's ``bbox`` text)
+does not. A filled box with no outline that tight is a label pill (text)."""
 
 INLIER_MEDIAN_FACTOR = 2.0
 """... or within this many median residuals of the first fit (Stage 3 refit)."""
@@ -406,3 +411,8 @@ DEFAULT_LINE_WIDTH_PT = 0.75
 
 UNLABELLED_LABEL_COST = 0.5
 """Label cost of pairing a node with an unlabelled one (position decides)."""
+
+TEXT_ERASE_MARGIN_FRAC = 0.35
+"""Free text is erased from the line ink glyph by glyph: ink inside its OCR box grown by this
+share of the box's height on every side, in pieces that end inside that window. A piece that
+leaves the window is a line passing the label, and stays (labels sit right beside lines)."""
