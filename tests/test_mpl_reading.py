@@ -70,6 +70,7 @@ def test_boxes_drawn_tight_round_their_labels_are_nodes(tmp_path: Path) -> None:
     png = tmp_path / "bbox.png"
     _bbox_text_figure(png)
     img = cv2.imread(str(png))
+    assert img is not None, png
     blobs = detect_blobs(img)
     ocr = ocr_image(img)
     leaves = node_blobs(blobs, ocr, img)[0]
