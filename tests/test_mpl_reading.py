@@ -81,3 +81,48 @@ def test_boxes_drawn_tight_round_their_labels_are_nodes(tmp_path: Path) -> None:
                 and y <= t.box[1] + t.box[3] / 2 <= y + h]  # fmt: skip
 
     assert sorted(w for i in leaves for w in words(i)) == ["Decoder", "Encoder", "Output"]
+
+
+def test_outlined_diamonds_and_cylinders_are_nodes(
+    tmp_path: Path,
+) -> None:
+    """Unfilled shapes drawn by matplotlib at 200 dpi. Before, the diamond's interior was not
+    filled (it fills half its box) and the cylinder's was not either (its own caps, thin holes,
+    straddled its body), so neither was a node."""
+    import cv2
+
+    from generation.mplbench.draw import draw_png
+    from generation.mplbench.layout import MplStyle
+    from generation.realfig.model import E, Fig, N
+    from judge.tools.graphread import node_blobs
+    from judge.tools.nodes import detect_blobs
+    from judge.tools.ocr import ocr_image
+
+    k = 200 / 72
+    fs = 12 * k
+    nodes = (
+        N("c", "Classifier", (560, 80, 330, 100), "ellipse", None, "000000"),
+        N("l", "Loss", (120, 420, 300, 180), "diamond", None, "000000"),
+        N("d", "Deploy", (600, 440, 260, 130), "can", None, "000000"),
+        N("m", "Memory", (1040, 450, 260, 100), "round", None, "000000"),
+    )
+    edges = tuple(E("c", dst, route="curved", bend=b, width_px=1.5 * k)
+                  for dst, b in (("l", 0.2), ("d", 0.1), ("m", -0.2)))  # fmt: skip
+    fig = Fig("t", (1450, 700), nodes, edges, font_px=fs, font="DejaVu Sans")
+    st = MplStyle("-|>", "arc", "square", 200, 1450, "DejaVu Sans", 12.0, 1.5, 14.0,
+                  "000000", 0, "", False, "TB")  # fmt: skip
+    png = tmp_path / "outlined.png"
+    png.write_bytes(draw_png(fig, st))
+    img = cv2.imread(str(png))
+    assert img is not None, png
+    blobs = detect_blobs(img)
+    ocr = ocr_image(img)
+    leaves = node_blobs(blobs, ocr, img)[0]
+    found = set()
+    for n in nodes:
+        cx, cy = n.box[0] + n.box[2] / 2, n.box[1] + n.box[3] / 2
+        for i in leaves:
+            x, y, w, h = blobs[i].box
+            if x <= cx <= x + w and y <= cy <= y + h and w >= 0.5 * n.box[2]:
+                found.add(n.label)
+    assert found == {"Classifier", "Loss", "Deploy", "Memory"}

@@ -180,7 +180,11 @@ def draw_png(fig: Fig, st: MplStyle) -> bytes:
             if len(pts) == 2 and st.arrow in STRAIGHT_ONLY:
                 _straight_arrow(ax, pts, st, _c(e.colour))
                 continue
-            arrow = replace(st, arrow="-|>") if st.arrow in STRAIGHT_ONLY else st
+            # ``simple``/``fancy`` follow one quadratic only: an elbow or a route round the
+            # drawing is drawn ``-|>`` (as are the straight-only kinds' arcs)
+            one_curve = len(pts) == 2 or (e.route == "curved" and not e.points)
+            bent = st.arrow in ("simple", "fancy") and not one_curve
+            arrow = replace(st, arrow="-|>") if st.arrow in STRAIGHT_ONLY or bent else st
             ax.add_patch(FancyArrowPatch(
                 path=_path(pts, arrow), arrowstyle=_arrowstyle(arrow),
                 mutation_scale=arrow.mutation, lw=st.line_pt, color=_c(e.colour),

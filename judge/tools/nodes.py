@@ -26,6 +26,7 @@ from judge.tools.thresholds import (
     HEAD_MAX_CONTENT_FRAC,
     HEAD_MAX_EXTENT,
     HEAD_MAX_SIDE_FACTOR,
+    HOLE_CONVEX_MIN_SOLIDITY,
     HOLE_FILL_MIN_EXTENT,
     INK_DIFF,
     LIGHT_FILL_DIFF,
@@ -191,18 +192,24 @@ def _fill_holes(ink: np.ndarray, min_side: int, k: int) -> np.ndarray:
     n, _, stats, _ = cv2.connectedComponentsWithStats(thick, connectivity=8)
     # solids that may be nodes sitting on a loop of lines; arrowhead-sized ones (under
     # HEAD_MAX_SIDE_FACTOR node sides) do not count: an arrowhead touching an outlined node's
-    # border would otherwise stop that node from being filled
+    # border would otherwise stop that node from being filled; nor do solids thinner than a
+    # node (the thick stub of a tapered arrow's tail on an outlined node)
     boxes = [
         tuple(int(v) for v in stats[j, :4])
         for j in range(1, n)
-        if stats[j, 4] >= small and max(stats[j, 2], stats[j, 3]) >= HEAD_MAX_SIDE_FACTOR * min_side
+        if stats[j, 4] >= small
+        and max(stats[j, 2], stats[j, 3]) >= HEAD_MAX_SIDE_FACTOR * min_side
+        and min(stats[j, 2], stats[j, 3]) >= min_side
     ]
     # the interiors of outlined boxes are holes too: a loop of lines through outlined nodes
-    # is straddled by them just as by filled nodes
+    # is straddled by them just as by filled nodes (holes thinner than a node, a cylinder's
+    # caps, are no node's interior)
     holes = {
-        i: cv2.boundingRect(c)
+        i: r
         for i, c in enumerate(contours)
-        if hier[0][i][3] >= 0 and cv2.contourArea(c) > small
+        if hier[0][i][3] >= 0
+        and cv2.contourArea(c) > small
+        and min((r := cv2.boundingRect(c))[2:]) >= min_side
     }
     tol = k
     for i, c in enumerate(contours):
@@ -213,7 +220,13 @@ def _fill_holes(ink: np.ndarray, min_side: int, k: int) -> np.ndarray:
         if area <= small:
             cv2.drawContours(solid, [c], -1, 1, thickness=-1)
             continue
-        if not (w >= min_side and h >= min_side and area >= HOLE_FILL_MIN_EXTENT * w * h):
+        if w < min_side or h < min_side:
+            continue
+        if area < HOLE_FILL_MIN_EXTENT * w * h and not (
+            # an outlined diamond's interior fills half its box, but is convex
+            area >= MIN_NODE_EXTENT * w * h
+            and area >= HOLE_CONVEX_MIN_SOLIDITY * cv2.contourArea(cv2.convexHull(c))
+        ):
             continue
         straddle = False
         # only smaller holes count (a node's interior is not straddled by the loop around it)

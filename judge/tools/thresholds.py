@@ -57,7 +57,11 @@ below this a blob is a merge of lines and boxes, not a node."""
 HOLE_FILL_MIN_EXTENT = 0.60
 """A hole in the ink (the interior of an outlined box or panel) is filled only when it covers this
 share of its bounding box: a panel's hole loses the nodes and line loops attached inside it
-(up to ~30 %); loops closed through nodes are rejected separately (nodes straddle them)."""
+(up to ~30 %); loops closed through nodes are rejected separately (nodes straddle them) ..."""
+
+HOLE_CONVEX_MIN_SOLIDITY = 0.95
+"""... or, down to ``MIN_NODE_EXTENT`` of its box, when it is convex: it fills this share of its
+convex hull (an outlined diamond's interior fills half its box)."""
 
 CORNER_SHARP_PX = 1.5
 """Diagonal inset (px) of a square corner after anti-aliasing; insets above it are rounding."""
