@@ -1,4 +1,4 @@
-"""Accuracy of the builtin judge on two labelled benchmarks, reported separately.
+"""Accuracy of the builtin judge on its labelled benchmarks, each reported separately.
 
 * ``synth``: the synthetic benchmark (``generation.benchmark.write_benchmark``, seed 1234 by
   default: the tests never use it);
@@ -28,7 +28,7 @@ Usage::
     .venv/bin/python bench/builtin_accuracy.py --bench synth [--seed 1234] [--tasks 10]
     .venv/bin/python bench/builtin_accuracy.py --bench real [--rejudge] [--out /tmp/acc]
     .venv/bin/python bench/builtin_accuracy.py --bench graphviz --tasks 12 --workers 1
-    .venv/bin/python bench/builtin_accuracy.py --bench mpl --tasks 12
+    .venv/bin/python bench/builtin_accuracy.py --bench mpl --tasks 14
 
 Targets (issue 10): real figures: agreement >= 0.85, kappa >= 0.70, >= 90 % of faithful
 reconstructions passed, in both folds; synthetic: agreement >= 0.95.
