@@ -87,19 +87,7 @@ def write_graphviz_benchmark(
     for each. An existing non-empty ``out`` is refused unless ``force``. Raises
     :class:`generation.gvbench.layout.GraphvizError` when Graphviz is missing or fails."""
     out = Path(out)
-    if tasks < 1:
-        raise BenchmarkError(f"{out}: need at least one task, got {tasks}")
-    names = list(variants or VARIANTS)
-    unknown = [v for v in names if v not in VARIANTS]
-    if unknown:
-        raise BenchmarkError(f"unknown variant(s) {unknown} (known: {sorted(VARIANTS)})")
-    if out.exists() and not out.is_dir():
-        raise BenchmarkError(f"{out}: exists and is not a directory")
-    if out.is_dir() and any(out.iterdir()):
-        if not force:
-            raise BenchmarkError(f"{out}: directory is not empty (use force to replace it)")
-        for sub in OUTPUTS:
-            shutil.rmtree(out / sub, ignore_errors=True)
+    names = prepare_out(out, tasks, variants, force, OUTPUTS)
     labels: list[CaseLabel] = []
     drawn_how: dict[str, dict[str, object]] = {}
     for i in range(tasks):
@@ -120,11 +108,46 @@ def write_graphviz_benchmark(
             "edges": len(spec.edges), "size": list(fig.size), "dpi": drawn.dpi,
         }  # fmt: skip
         labels += write_variant_cases(out, fig, tid, names, CONSTRUCTIONS[i % 2], VARIANTS)
-    labels.sort(key=lambda lb: lb.case_id)
-    atomic_write_text(out / "labels.jsonl", "".join(lb.model_dump_json() + "\n" for lb in labels))
     ids = [task_id_for(seed, i) for i in range(tasks)]
+    return finish_out(out, labels, "pptjudge generation.gvbench", seed, ids, names, drawn_how)
+
+
+def prepare_out(
+    out: Path, tasks: int, variants: Sequence[str] | None, force: bool, outputs: Sequence[str]
+) -> list[str]:
+    """Check a drawn benchmark's arguments and make ``out`` ready (an existing non-empty folder
+    only with ``force``, which removes ``outputs``); the variant names to build."""
+    if tasks < 1:
+        raise BenchmarkError(f"{out}: need at least one task, got {tasks}")
+    names = list(variants or VARIANTS)
+    unknown = [v for v in names if v not in VARIANTS]
+    if unknown:
+        raise BenchmarkError(f"unknown variant(s) {unknown} (known: {sorted(VARIANTS)})")
+    if out.exists() and not out.is_dir():
+        raise BenchmarkError(f"{out}: exists and is not a directory")
+    if out.is_dir() and any(out.iterdir()):
+        if not force:
+            raise BenchmarkError(f"{out}: directory is not empty (use force to replace it)")
+        for sub in outputs:
+            shutil.rmtree(out / sub, ignore_errors=True)
+    return names
+
+
+def finish_out(
+    out: Path,
+    labels: list[CaseLabel],
+    generator: str,
+    seed: int,
+    ids: list[str],
+    names: list[str],
+    drawn_how: dict[str, dict[str, object]],
+) -> list[CaseLabel]:
+    """Write ``labels.jsonl`` (sorted by case) and ``bench.json`` (folds by task index) of a
+    drawn benchmark; returns the sorted labels."""
+    labels = sorted(labels, key=lambda lb: lb.case_id)
+    atomic_write_text(out / "labels.jsonl", "".join(lb.model_dump_json() + "\n" for lb in labels))
     manifest = {
-        "generator": "pptjudge generation.gvbench",
+        "generator": generator,
         "seed": seed,
         "tasks": ids,
         "variants": names,

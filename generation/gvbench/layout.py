@@ -54,7 +54,7 @@ other rank direction."""
 EDGE_LABEL_EM = 0.62
 """Average glyph advance of an edge label, in ems (sizes its text box)."""
 
-_SHAPE: dict[str, Shape] = {
+SHAPE_OF: dict[str, Shape] = {
     "box": "rect",
     "rounded": "round",
     "ellipse": "ellipse",
@@ -62,6 +62,7 @@ _SHAPE: dict[str, Shape] = {
     "diamond": "diamond",
     "plainfill": "rect",
 }
+"""Real-figure shape of each Graphviz-benchmark node shape (``plainfill``: a filled rect)."""
 
 XY = tuple[float, float]
 
@@ -261,7 +262,7 @@ def _node(spec_node: Any, obj: dict[str, Any], m: _Map) -> N:
         key=spec_node.key,
         label=spec_node.label,
         box=(cx - w / 2, cy - h / 2, w, h),
-        shape=_SHAPE[spec_node.shape],
+        shape=SHAPE_OF[spec_node.shape],
         fill=spec_node.fill,
         stroke=None if spec_node.shape == "plainfill" else spec_node.stroke,
         text=spec_node.text,

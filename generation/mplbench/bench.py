@@ -15,19 +15,16 @@ task index (even / odd).
 
 from __future__ import annotations
 
-import json
-import shutil
 from collections.abc import Sequence
 from pathlib import Path
 
-from generation.gvbench.bench import VARIANTS, fold_of
+from generation.gvbench.bench import VARIANTS, finish_out, prepare_out
 from generation.gvbench.spec import make_spec
 from generation.mplbench.draw import draw_png
 from generation.mplbench.layout import layout, make_style
 from generation.realfig.bench import write_variant_cases
 from generation.realfig.deck import CONSTRUCTIONS
-from judge.errors import BenchmarkError
-from judge.rundir import atomic_write_bytes, atomic_write_text, write_model
+from judge.rundir import atomic_write_bytes, write_model
 from judge.schema import CaseLabel, Task
 
 DOMAIN = "matplotlib-flow"
@@ -49,19 +46,7 @@ def write_mpl_benchmark(
     for each. An existing non-empty ``out`` is refused unless ``force``. Raises
     :class:`generation.mplbench.draw.MatplotlibMissing` when matplotlib is not installed."""
     out = Path(out)
-    if tasks < 1:
-        raise BenchmarkError(f"{out}: need at least one task, got {tasks}")
-    names = list(variants or VARIANTS)
-    unknown = [v for v in names if v not in VARIANTS]
-    if unknown:
-        raise BenchmarkError(f"unknown variant(s) {unknown} (known: {sorted(VARIANTS)})")
-    if out.exists() and not out.is_dir():
-        raise BenchmarkError(f"{out}: exists and is not a directory")
-    if out.is_dir() and any(out.iterdir()):
-        if not force:
-            raise BenchmarkError(f"{out}: directory is not empty (use force to replace it)")
-        for sub in OUTPUTS:
-            shutil.rmtree(out / sub, ignore_errors=True)
+    names = prepare_out(out, tasks, variants, force, OUTPUTS)
     labels: list[CaseLabel] = []
     drawn_how: dict[str, dict[str, object]] = {}
     for i in range(tasks):
@@ -80,16 +65,5 @@ def write_mpl_benchmark(
             "edges": len(fig.edges), "size": list(fig.size),
         }  # fmt: skip
         labels += write_variant_cases(out, fig, tid, names, CONSTRUCTIONS[i % 2], VARIANTS)
-    labels.sort(key=lambda lb: lb.case_id)
-    atomic_write_text(out / "labels.jsonl", "".join(lb.model_dump_json() + "\n" for lb in labels))
     ids = [task_id_for(seed, i) for i in range(tasks)]
-    manifest = {
-        "generator": "pptjudge generation.mplbench",
-        "seed": seed,
-        "tasks": ids,
-        "variants": names,
-        "folds": {t: fold_of(i) for i, t in enumerate(ids)},
-        "drawn": drawn_how,
-    }
-    atomic_write_text(out / "bench.json", json.dumps(manifest, indent=2) + "\n")
-    return labels
+    return finish_out(out, labels, "pptjudge generation.mplbench", seed, ids, names, drawn_how)

@@ -22,6 +22,7 @@ from typing import Literal
 
 import numpy as np
 
+from generation.gvbench.layout import SHAPE_OF
 from generation.gvbench.spec import FONTS, GvSpec
 from generation.realfig.geometry import route
 from generation.realfig.model import BoxT, E, Fig, N, P, Shape, T
@@ -187,15 +188,6 @@ def layers_of(n: int, pairs: list[tuple[int, int]]) -> list[list[int]]:
 # ------------------------------------------------------------------------------------------
 # geometry
 
-_SHAPE: dict[str, Shape] = {
-    "box": "rect",
-    "rounded": "round",
-    "ellipse": "ellipse",
-    "cylinder": "can",
-    "diamond": "diamond",
-    "plainfill": "rect",
-}
-
 
 def _size(label: str, shape: Shape, font_px: float) -> tuple[float, float]:
     w = TEXT_EM * font_px * len(label) + 1.6 * font_px
@@ -285,7 +277,7 @@ def to_fig(spec: GvSpec, st: MplStyle, spacing: float) -> Fig | None:
     pairs = [(index[e.src], index[e.dst]) for e in spec.edges]
     layers = layers_of(len(keys), pairs)
     layer_of = {v: li for li, layer in enumerate(layers) for v in layer}
-    shapes = [_SHAPE[nd.shape] for nd in spec.nodes]
+    shapes = [SHAPE_OF[nd.shape] for nd in spec.nodes]
     if st.box == "round":  # matplotlib's rounded boxes are PowerPoint's rounded rectangles
         shapes = ["round" if s == "rect" else s for s in shapes]
     sizes = [_size(nd.label, shapes[i], font_px) for i, nd in enumerate(spec.nodes)]
