@@ -168,3 +168,20 @@ def test_no_module_is_over_the_line_limit() -> None:
             if lines > MAX_MODULE_LINES and rel not in LONG_MODULES_ALLOWED:
                 long[rel] = lines
     assert long == {}
+
+
+def test_every_library_package_is_installed() -> None:
+    """A non-editable install ships only the packages pyproject lists: each folder with an
+    ``__init__.py`` in a library package must be among them (the benchmark subpackages were
+    missing)."""
+    import tomllib
+
+    listed = set(
+        tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["packages"]
+    )
+    found = {
+        p.parent.relative_to(ROOT).as_posix().replace("/", ".")
+        for pkg in PACKAGES
+        for p in (ROOT / pkg).rglob("__init__.py")
+    }
+    assert found - listed == set()
