@@ -85,3 +85,39 @@ def test_a_box_holding_a_logo_is_an_icon_and_a_flat_box_is_a_node(
     chip, plain = at(355), at(1055)
     assert chip in icons, "the box with a logo was read as a node"
     assert plain in leaves and plain not in icons, "the flat captioned box was read as an icon"
+
+
+@pytest.mark.slow
+def test_a_filled_cylinder_with_its_shaded_cap_is_a_node(
+    render_pool: RenderPool, tmp_path: Path
+) -> None:
+    """LibreOffice shades a filled can's top lighter: a flat band across the whole shape. It is
+    the shape's own drawing, not a picture on it (before, the cap made the cylinder "busy",
+    an icon, and a database node was lost)."""
+    prs = Presentation()
+    prs.slide_width, prs.slide_height = Emu(SLIDE_W), Emu(SLIDE_H)
+    slide = prs.slides.add_slide(prs.slide_layouts[6])
+    can = slide.shapes.add_shape(
+        MSO_SHAPE.CAN, Emu(int(700 * PX)), Emu(int(350 * PX)), Emu(int(180 * PX)),
+        Emu(int(120 * PX)),
+    )  # fmt: skip
+    can.fill.solid()
+    can.fill.fore_color.rgb = RGBColor(0x1F, 0x6F, 0x78)
+    can.line.color.rgb = RGBColor(0x12, 0x40, 0x48)
+    can.text_frame.text = "Router"
+    run = can.text_frame.paragraphs[0].runs[0]
+    run.font.size, run.font.color.rgb = Pt(16), WHITE
+    deck = tmp_path / "can.pptx"
+    prs.save(str(deck))
+    png = tmp_path / "can.png"
+    render_pool.render(deck, png)
+    img = cv2.imread(str(png))
+    assert img is not None, png
+    blobs = detect_blobs(img)
+    ocr = ocr_image(img)
+    leaves, _kids, _glyphs, icons = node_blobs(blobs, ocr, img)
+    sx = img.shape[1] / 1600
+    cx, cy = 790 * sx, 410 * sx
+    hits = [i for i, b in enumerate(blobs) if b.box[0] <= cx <= b.box[0] + b.box[2]
+            and b.box[1] <= cy <= b.box[1] + b.box[3]]  # fmt: skip
+    assert hits and hits[-1] in leaves and hits[-1] not in icons

@@ -26,6 +26,8 @@ from judge.tools.thresholds import (
     GLYPH_COVER_FRAC,
     GLYPH_MAX_EXTENT,
     GLYPH_MAX_LINE_HEIGHTS,
+    ICON_BAND_MAX_STD,
+    ICON_BAND_SPAN_FRAC,
     ICON_GRAPHIC_FRAC,
     ICON_GRAPHIC_SIDE_FRAC,
     ICON_MIN_BUSY_FRAC,
@@ -273,19 +275,20 @@ def _is_icon(img: np.ndarray, b: Blob, ocr: list[OcrLine]) -> bool:
     from judge.tools.nodes import erode
 
     x, y, w, h = b.box
+    sub = img[y : y + h, x : x + w].astype(np.float32)
+    near_rim = erode(b.mask.astype(np.uint8), max(3, min(w, h) // 20)) > 0
+    bands = _flat_bands(sub, b, near_rim)
     texts = _text_mask(b, ocr)
-    inner = (erode(b.mask.astype(np.uint8), max(2, min(w, h) // 10)) > 0) & ~texts
+    inner = (erode(b.mask.astype(np.uint8), max(2, min(w, h) // 10)) > 0) & ~texts & ~bands
     if int(inner.sum()) < ICON_MIN_PIXELS:
         return False
-    away = _off_fill(img[y : y + h, x : x + w][inner].astype(np.float32), b)
+    away = _off_fill(sub[inner], b)
     if float(away.mean()) > ICON_MIN_BUSY_FRAC:
         return True
     # one graphic bigger than a glyph (a logo) in an otherwise flat blob: a picture too; it
     # may sit near the rim, so only the outline's blend is left out
     # (OCR reads a logo as "0" or "S": only words are text)
-    near_rim = erode(b.mask.astype(np.uint8), max(3, min(w, h) // 20)) > 0
-    near_rim &= ~_text_mask(b, [ln for ln in ocr if ln.wordy])
-    sub = img[y : y + h, x : x + w].astype(np.float32)
+    near_rim &= ~_text_mask(b, [ln for ln in ocr if ln.wordy]) & ~bands
     graphic = (near_rim & _off_fill(sub, b)).astype(np.uint8)
     n, _lab, stats, _c = cv2.connectedComponentsWithStats(graphic, connectivity=8)
     side = ICON_GRAPHIC_SIDE_FRAC * min(w, h)
@@ -294,6 +297,24 @@ def _is_icon(img: np.ndarray, b: Blob, ocr: list[OcrLine]) -> bool:
         and min(stats[c, cv2.CC_STAT_WIDTH], stats[c, cv2.CC_STAT_HEIGHT]) >= side
         for c in range(1, n)
     )
+
+
+def _flat_bands(sub: np.ndarray, b: Blob, region: np.ndarray) -> np.ndarray:
+    """Pixels of ``region`` off the blob's fill in one flat colour across most of its width or
+    height (``ICON_BAND_*``): a cylinder's shaded cap, a card's title band. They are the
+    shape's own drawing, not a picture on it (a photo is never flat)."""
+    off = (region & _off_fill(sub, b)).astype(np.uint8)
+    n, lab, stats, _c = cv2.connectedComponentsWithStats(off, connectivity=8)
+    out = np.zeros(region.shape, bool)
+    h, w = region.shape
+    for c in range(1, n):
+        cw, ch = int(stats[c, cv2.CC_STAT_WIDTH]), int(stats[c, cv2.CC_STAT_HEIGHT])
+        if cw < ICON_BAND_SPAN_FRAC * w and ch < ICON_BAND_SPAN_FRAC * h:
+            continue
+        part = lab == c
+        if float(sub[part].std(axis=0).max()) <= ICON_BAND_MAX_STD:
+            out |= part
+    return out
 
 
 def _text_mask(b: Blob, ocr: list[OcrLine]) -> np.ndarray:

@@ -353,6 +353,12 @@ its pixels is a picture or logo, not a node: flat fills measure under 0.09 (text
 photos and drawn logos 0.14-0.7."""
 
 ICON_MIN_PIXELS = 50
+ICON_BAND_SPAN_FRAC = 0.8
+ICON_BAND_MAX_STD = 12.0
+"""A region off a blob's fill spanning this share of its width or height, in one flat colour
+(per-channel standard deviation up to this), is part of the shape (a cylinder's shaded cap, a
+card's title band) and does not make the blob a picture."""
+
 ICON_GRAPHIC_FRAC = 0.04
 ICON_GRAPHIC_SIDE_FRAC = 0.15
 """A leaf blob holding one connected graphic (away from its fill, not text, not in its
