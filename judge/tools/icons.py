@@ -1,0 +1,101 @@
+"""Pictures and logos are not nodes: telling a blob that holds a picture from a flat node.
+
+A node is a flat fill with text (and maybe an outline, a shaded cap or a title band, which are
+the shape's own drawing); a picture or logo is busy inside, or holds one graphic bigger than a
+glyph. :func:`is_icon` decides; :mod:`judge.tools.graphread` leaves icons out of the nodes.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import cv2
+import numpy as np
+
+from judge.tools.thresholds import (
+    ICON_BAND_MAX_STD,
+    ICON_BAND_SPAN_FRAC,
+    ICON_GRAPHIC_FRAC,
+    ICON_GRAPHIC_SIDE_FRAC,
+    ICON_MIN_BUSY_FRAC,
+    ICON_MIN_PIXELS,
+    INK_DIFF,
+)
+
+if TYPE_CHECKING:  # the tools package imports this module; keep the import one-way at runtime
+    from judge.tools.nodes import Blob
+    from judge.tools.ocr import OcrLine
+
+
+def is_icon(img: np.ndarray, b: Blob, ocr: list[OcrLine]) -> bool:
+    """True when a blob's inside is not a flat fill: over ``ICON_MIN_BUSY_FRAC`` of its pixels,
+    away from its text and its rim, differ from its interior colour, or they hold one graphic
+    (``ICON_GRAPHIC_*``) bigger than a glyph (nodes are flat fills with text; pictures and
+    logos are busy)."""
+    from judge.tools.nodes import erode
+
+    x, y, w, h = b.box
+    sub = img[y : y + h, x : x + w].astype(np.float32)
+    near_rim = erode(b.mask.astype(np.uint8), max(3, min(w, h) // 20)) > 0
+    bands = flat_bands(sub, b, near_rim)
+    texts = text_mask(b, ocr)
+    inner = (erode(b.mask.astype(np.uint8), max(2, min(w, h) // 10)) > 0) & ~texts & ~bands
+    if int(inner.sum()) < ICON_MIN_PIXELS:
+        return False
+    away = off_fill(sub[inner], b)
+    if float(away.mean()) > ICON_MIN_BUSY_FRAC:
+        return True
+    # one graphic bigger than a glyph (a logo) in an otherwise flat blob: a picture too; it
+    # may sit near the rim, so only the outline's blend is left out
+    # (OCR reads a logo as "0" or "S": only words are text)
+    near_rim &= ~text_mask(b, [ln for ln in ocr if ln.wordy]) & ~bands
+    graphic = (near_rim & off_fill(sub, b)).astype(np.uint8)
+    n, _lab, stats, _c = cv2.connectedComponentsWithStats(graphic, connectivity=8)
+    side = ICON_GRAPHIC_SIDE_FRAC * min(w, h)
+    return any(
+        stats[c, cv2.CC_STAT_AREA] >= ICON_GRAPHIC_FRAC * int(near_rim.sum())
+        and min(stats[c, cv2.CC_STAT_WIDTH], stats[c, cv2.CC_STAT_HEIGHT]) >= side
+        for c in range(1, n)
+    )
+
+
+def flat_bands(sub: np.ndarray, b: Blob, region: np.ndarray) -> np.ndarray:
+    """Pixels of ``region`` off the blob's fill in one flat colour across most of its width or
+    height (``ICON_BAND_*``): a cylinder's shaded cap, a card's title band. They are the
+    shape's own drawing, not a picture on it (a photo is never flat)."""
+    off = (region & off_fill(sub, b)).astype(np.uint8)
+    n, lab, stats, _c = cv2.connectedComponentsWithStats(off, connectivity=8)
+    out = np.zeros(region.shape, bool)
+    h, w = region.shape
+    for c in range(1, n):
+        cw, ch = int(stats[c, cv2.CC_STAT_WIDTH]), int(stats[c, cv2.CC_STAT_HEIGHT])
+        if cw < ICON_BAND_SPAN_FRAC * w and ch < ICON_BAND_SPAN_FRAC * h:
+            continue
+        part = lab == c
+        if float(sub[part].std(axis=0).max()) <= ICON_BAND_MAX_STD:
+            out |= part
+    return out
+
+
+def text_mask(b: Blob, ocr: list[OcrLine]) -> np.ndarray:
+    """The OCR line boxes inside a blob's box, as a mask over it."""
+    x, y = b.box[0], b.box[1]
+    out = np.zeros(b.mask.shape, bool)
+    for ln in ocr:
+        tx, ty, tw, th = (int(round(v)) for v in ln.box)
+        out[max(0, ty - y) : max(0, ty - y + th), max(0, tx - x) : max(0, tx - x + tw)] = True
+    return out
+
+
+def off_fill(px: np.ndarray, b: Blob) -> np.ndarray:
+    """Which pixels (float BGR, any shape) differ from a blob's interior colour, not counting
+    lines in its outline's colour and their blends with the fill (a cylinder's rim, a divider:
+    the shape's own drawing, not a picture's content)."""
+    fill = np.asarray(b.interior_bgr, np.float32)
+    away: np.ndarray = np.abs(px - fill).max(axis=-1) > INK_DIFF
+    if b.stroke_bgr is not None:
+        axis = np.asarray(b.stroke_bgr, np.float32) - fill
+        t = np.clip((px - fill) @ axis / max(1.0, float(axis @ axis)), 0.0, 1.0)
+        off = np.abs(px - (fill + t[..., None] * axis)).max(axis=-1)
+        away &= off > INK_DIFF
+    return away
