@@ -5,6 +5,7 @@ python-pptx deck rendered by LibreOffice."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import cv2
 import pytest
@@ -16,7 +17,7 @@ from pptx.util import Emu, Pt
 
 from judge.render.pool import RenderPool
 from judge.tools.graphread import node_blobs
-from judge.tools.nodes import detect_blobs
+from judge.tools.nodes import Blob, detect_blobs
 from judge.tools.ocr import ocr_image
 
 SLIDE_W, SLIDE_H = 12192000, 6858000
@@ -57,24 +58,34 @@ def _square(slide: object, x: int, y: int, side: int, caption: str, logo: bool) 
         bar.line.fill.background()
 
 
-@pytest.mark.slow
-def test_a_box_holding_a_logo_is_an_icon_and_a_flat_box_is_a_node(
-    render_pool: RenderPool, tmp_path: Path
-) -> None:
+def _slide() -> tuple[Any, Any]:
+    """A blank 16:9 deck and its one slide."""
     prs = Presentation()
     prs.slide_width, prs.slide_height = Emu(SLIDE_W), Emu(SLIDE_H)
-    slide = prs.slides.add_slide(prs.slide_layouts[6])
-    _square(slide, 300, 350, 110, "Qualcomm", logo=True)
-    _square(slide, 1000, 350, 110, "Qualcomm", logo=False)
-    deck = tmp_path / "chips.pptx"
+    return prs, prs.slides.add_slide(prs.slide_layouts[6])
+
+
+def _read(pool: RenderPool, prs: Any, deck: Path) -> tuple[float, list[Blob], list[int], set[int]]:
+    """Save ``prs`` at ``deck``, render it and read it: (render pixels per layout pixel, blobs,
+    node blobs, icon blobs)."""
     prs.save(str(deck))
-    png = tmp_path / "chips.png"
-    render_pool.render(deck, png)
+    png = deck.with_suffix(".png")
+    pool.render(deck, png)
     img = cv2.imread(str(png))
     assert img is not None, png
     blobs = detect_blobs(img)
     leaves, _kids, _glyphs, icons = node_blobs(blobs, ocr_image(img), img)
-    sx = img.shape[1] / 1600
+    return img.shape[1] / 1600, blobs, leaves, icons
+
+
+@pytest.mark.slow
+def test_a_box_holding_a_logo_is_an_icon_and_a_flat_box_is_a_node(
+    render_pool: RenderPool, tmp_path: Path
+) -> None:
+    prs, slide = _slide()
+    _square(slide, 300, 350, 110, "Qualcomm", logo=True)
+    _square(slide, 1000, 350, 110, "Qualcomm", logo=False)
+    sx, blobs, leaves, icons = _read(render_pool, prs, tmp_path / "chips.pptx")
 
     def at(cx: float) -> int:
         hits = [i for i, b in enumerate(blobs) if b.box[0] <= cx * sx <= b.box[0] + b.box[2]]
@@ -94,9 +105,7 @@ def test_a_filled_cylinder_with_its_shaded_cap_is_a_node(
     """LibreOffice shades a filled can's top lighter: a flat band across the whole shape. It is
     the shape's own drawing, not a picture on it (before, the cap made the cylinder "busy",
     an icon, and a database node was lost)."""
-    prs = Presentation()
-    prs.slide_width, prs.slide_height = Emu(SLIDE_W), Emu(SLIDE_H)
-    slide = prs.slides.add_slide(prs.slide_layouts[6])
+    prs, slide = _slide()
     can = slide.shapes.add_shape(
         MSO_SHAPE.CAN, Emu(int(700 * PX)), Emu(int(350 * PX)), Emu(int(180 * PX)),
         Emu(int(120 * PX)),
@@ -107,16 +116,7 @@ def test_a_filled_cylinder_with_its_shaded_cap_is_a_node(
     can.text_frame.text = "Router"
     run = can.text_frame.paragraphs[0].runs[0]
     run.font.size, run.font.color.rgb = Pt(16), WHITE
-    deck = tmp_path / "can.pptx"
-    prs.save(str(deck))
-    png = tmp_path / "can.png"
-    render_pool.render(deck, png)
-    img = cv2.imread(str(png))
-    assert img is not None, png
-    blobs = detect_blobs(img)
-    ocr = ocr_image(img)
-    leaves, _kids, _glyphs, icons = node_blobs(blobs, ocr, img)
-    sx = img.shape[1] / 1600
+    sx, blobs, leaves, icons = _read(render_pool, prs, tmp_path / "can.pptx")
     cx, cy = 790 * sx, 410 * sx
     hits = [i for i, b in enumerate(blobs) if b.box[0] <= cx <= b.box[0] + b.box[2]
             and b.box[1] <= cy <= b.box[1] + b.box[3]]  # fmt: skip
