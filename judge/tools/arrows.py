@@ -318,13 +318,11 @@ def _erase_glyphs(ink: np.ndarray, box: tuple[float, float, float, float]) -> No
     if x1 - x0 < 3 or y1 - y0 < 3:
         return
     sub = ink[y0:y1, x0:x1]
-    n, lab, st, _ = cv2.connectedComponentsWithStats(sub, connectivity=8)
+    _n, lab, st, _ = cv2.connectedComponentsWithStats(sub, connectivity=8)
     h, w = sub.shape
-    for c in range(1, n):
-        x, y, cw, ch = (int(v) for v in st[c, :4])
-        if x == 0 or y == 0 or x + cw == w or y + ch == h:
-            continue
-        sub[lab == c] = 0
+    x, y, cw, ch = st[1:, 0], st[1:, 1], st[1:, 2], st[1:, 3]
+    inside = (x > 0) & (y > 0) & (x + cw < w) & (y + ch < h)
+    sub[np.isin(lab, np.flatnonzero(inside) + 1)] = 0
 
 
 def _line_axis(

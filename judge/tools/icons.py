@@ -31,25 +31,25 @@ def is_icon(img: np.ndarray, b: Blob, ocr: list[OcrLine]) -> bool:
     """True when a blob's inside is not a flat fill: over ``ICON_MIN_BUSY_FRAC`` of its pixels,
     away from its text and its rim, differ from its interior colour, or they hold one graphic
     (``ICON_GRAPHIC_*``) bigger than a glyph (nodes are flat fills with text; pictures and
-    logos are busy)."""
+    logos are busy). Flat bands across the blob (:func:`flat_bands`) are left out of both."""
     from judge.tools.nodes import erode
 
     x, y, w, h = b.box
     sub = img[y : y + h, x : x + w].astype(np.float32)
+    off = off_fill(sub, b)
     near_rim = erode(b.mask.astype(np.uint8), max(3, min(w, h) // 20)) > 0
-    bands = flat_bands(sub, b, near_rim)
+    bands = flat_bands(sub, near_rim & off)
     texts = text_mask(b, ocr)
     inner = (erode(b.mask.astype(np.uint8), max(2, min(w, h) // 10)) > 0) & ~texts & ~bands
     if int(inner.sum()) < ICON_MIN_PIXELS:
         return False
-    away = off_fill(sub[inner], b)
-    if float(away.mean()) > ICON_MIN_BUSY_FRAC:
+    if float(off[inner].mean()) > ICON_MIN_BUSY_FRAC:
         return True
     # one graphic bigger than a glyph (a logo) in an otherwise flat blob: a picture too; it
     # may sit near the rim, so only the outline's blend is left out
     # (OCR reads a logo as "0" or "S": only words are text)
     near_rim &= ~text_mask(b, [ln for ln in ocr if ln.wordy]) & ~bands
-    graphic = (near_rim & off_fill(sub, b)).astype(np.uint8)
+    graphic = (near_rim & off).astype(np.uint8)
     n, _lab, stats, _c = cv2.connectedComponentsWithStats(graphic, connectivity=8)
     side = ICON_GRAPHIC_SIDE_FRAC * min(w, h)
     return any(
@@ -59,14 +59,14 @@ def is_icon(img: np.ndarray, b: Blob, ocr: list[OcrLine]) -> bool:
     )
 
 
-def flat_bands(sub: np.ndarray, b: Blob, region: np.ndarray) -> np.ndarray:
-    """Pixels of ``region`` off the blob's fill in one flat colour across most of its width or
-    height (``ICON_BAND_*``): a cylinder's shaded cap, a card's title band. They are the
-    shape's own drawing, not a picture on it (a photo is never flat)."""
-    off = (region & off_fill(sub, b)).astype(np.uint8)
-    n, lab, stats, _c = cv2.connectedComponentsWithStats(off, connectivity=8)
-    out = np.zeros(region.shape, bool)
-    h, w = region.shape
+def flat_bands(sub: np.ndarray, off: np.ndarray) -> np.ndarray:
+    """The pixels of ``off`` (a mask over ``sub``: the blob's pixels off its fill) in one flat
+    colour across most of the blob's width or height (``ICON_BAND_*``): a cylinder's shaded
+    cap, a card's title band. They are the shape's own drawing, not a picture on it (a photo
+    is never flat)."""
+    n, lab, stats, _c = cv2.connectedComponentsWithStats(off.astype(np.uint8), connectivity=8)
+    out = np.zeros(off.shape, bool)
+    h, w = off.shape
     for c in range(1, n):
         cw, ch = int(stats[c, cv2.CC_STAT_WIDTH]), int(stats[c, cv2.CC_STAT_HEIGHT])
         if cw < ICON_BAND_SPAN_FRAC * w and ch < ICON_BAND_SPAN_FRAC * h:
