@@ -10,6 +10,7 @@ are 2-3x thicker than shafts). Pixels are those of the measured image (the image
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from itertools import pairwise
 from typing import Any, Literal
@@ -23,6 +24,7 @@ from judge.tools.ocr import box_to_frame, ocr_full
 from judge.tools.strokes import stroke_joins
 from judge.tools.thresholds import (
     CONTACT_MARGIN_PER_KPX,
+    CONTACT_MARGIN_WIDTHS,
     DASH_CLOSE_PER_KPX,
     DASH_GAP_WIDTHS,
     DASH_JOIN_FACTOR,
@@ -250,16 +252,19 @@ def detect_lines(
         ys, xs = np.nonzero(comp)
         xs_abs, ys_abs = xs + X0, ys + Y0
         touches: list[tuple[int, float, float]] = []
+        # a thick line's head stops as many line widths short as a thin one's (matplotlib:
+        # 2 pt), whatever the image's size
+        reach_m = max(margin, int(math.ceil(CONTACT_MARGIN_WIDTHS * line.thickness_px)))
         for node, (bx, by, bw, bh) in ep_boxes:
-            if bx - margin > x + w or bx + bw + margin < x or by - margin > y + h:
+            if bx - reach_m > x + w or bx + bw + reach_m < x or by - reach_m > y + h:
                 continue
-            if by + bh + margin < y:
+            if by + bh + reach_m < y:
                 continue
             near = (
-                (xs_abs >= bx - margin)
-                & (xs_abs <= bx + bw + margin)
-                & (ys_abs >= by - margin)
-                & (ys_abs <= by + bh + margin)
+                (xs_abs >= bx - reach_m)
+                & (xs_abs <= bx + bw + reach_m)
+                & (ys_abs >= by - reach_m)
+                & (ys_abs <= by + bh + reach_m)
             )
             if near.any():
                 end = _end_point(xs_abs[near], ys_abs[near], (bx, by, bw, bh))

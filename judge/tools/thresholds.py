@@ -77,6 +77,10 @@ CONTACT_MARGIN_PER_KPX = 12.0
 """A line touches a node when it comes within this distance (px per 1000 px) of the node's box:
 connectors end on the box border; arrowhead tips stop 0-6 px short at 720 px."""
 
+CONTACT_MARGIN_WIDTHS = 1.5
+"""... or within this many of its line widths, if that is more: matplotlib stops its arrows 2 pt
+short of a node, which is more than a thick line's width in a small, wide image."""
+
 HEAD_REACH_PER_KPX = 45.0
 """How far from a contact point (px per 1000 px) an arrowhead is looked for: heads are 10-20 px
 long at 720 px."""
