@@ -150,3 +150,42 @@ def test_thick_arrows_stopping_short_reach_their_nodes(tmp_path: Path) -> None:
     assert not {(b, a) for a, b in truth} & got, "read backwards"
     # the last arrow runs into its edge label, which touches it: that one is left out
     assert len(truth & got) >= len(truth) - 1, sorted(truth - got)
+
+
+def test_a_pill_with_arrowheads_glued_to_its_rim_is_a_node(tmp_path: Path) -> None:
+    """An outlined pill with two curved arrows arriving at and leaving from its bottom rim, as
+    matplotlib draws them with ``shrink`` 0 (our benchmark's figure 4). The heads merge with
+    the pill's blob. Before, they made it "busy" and it was read as a picture: no node."""
+    import cv2
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from matplotlib.patches import FancyArrowPatch, FancyBboxPatch
+
+    from judge.tools.graphread import node_blobs
+    from judge.tools.nodes import detect_blobs
+    from judge.tools.ocr import ocr_image
+
+    png = tmp_path / "pill.png"
+    fig = plt.figure(figsize=(4.5, 3.0), dpi=100)
+    ax = fig.add_axes((0, 0, 1, 1))
+    ax.set_xlim(0, 450)
+    ax.set_ylim(300, 0)
+    ax.axis("off")
+    ax.add_patch(FancyBboxPatch((180, 120), 80, 24, boxstyle="round,pad=0,rounding_size=12",
+                                fc="#f4cccc", ec="#9d0000", lw=1.2))  # fmt: skip
+    ax.text(220, 132, "Attention", ha="center", va="center", fontsize=9)
+    for a, b, rad in (((60, 230), (192, 144), -0.3), ((250, 144), (380, 240), -0.3)):
+        ax.add_patch(FancyArrowPatch(a, b, arrowstyle="-|>", mutation_scale=12, lw=1.2,
+                                     color="#404040", shrinkA=0, shrinkB=0,
+                                     connectionstyle=f"arc3,rad={rad}"))  # fmt: skip
+    fig.savefig(png, facecolor="white")
+    plt.close(fig)
+    img = cv2.imread(str(png))
+    assert img is not None, png
+    blobs = detect_blobs(img)
+    leaves, _kids, _glyphs, icons = node_blobs(blobs, ocr_image(img), img)
+    pill = [i for i in leaves + sorted(icons) if blobs[i].box[0] <= 220 <= sum(blobs[i].box[::2])]
+    assert pill, [b.box for b in blobs]
+    assert pill[0] in leaves and pill[0] not in icons, blobs[pill[0]].box

@@ -13,6 +13,7 @@ import cv2
 import numpy as np
 
 from judge.tools.thresholds import (
+    ICON_ATTACHED_MAX_FRAC,
     ICON_BAND_MAX_STD,
     ICON_BAND_SPAN_FRAC,
     ICON_GRAPHIC_FRAC,
@@ -36,7 +37,7 @@ def is_icon(img: np.ndarray, b: Blob, ocr: list[OcrLine]) -> bool:
 
     x, y, w, h = b.box
     sub = img[y : y + h, x : x + w].astype(np.float32)
-    off = off_fill(sub, b)
+    off = _without_attached(img, b, off_fill(sub, b) & b.mask)
     near_rim = erode(b.mask.astype(np.uint8), max(3, min(w, h) // 20)) > 0
     bands = flat_bands(sub, near_rim & off)
     texts = text_mask(b, ocr)
@@ -57,6 +58,38 @@ def is_icon(img: np.ndarray, b: Blob, ocr: list[OcrLine]) -> bool:
         and min(stats[c, cv2.CC_STAT_WIDTH], stats[c, cv2.CC_STAT_HEIGHT]) >= side
         for c in range(1, n)
     )
+
+
+def _without_attached(img: np.ndarray, b: Blob, off: np.ndarray) -> np.ndarray:
+    """``off`` without its small pieces (each under ``ICON_ATTACHED_MAX_FRAC`` of the blob) that
+    reach the blob's edge and go on outside it as ink: arrowheads and lines glued to its rim,
+    not a picture's content. A logo's pieces stop at the blob's edge; a photo is one big piece."""
+    from judge.tools.nodes import erode
+
+    m8 = b.mask.astype(np.uint8)
+    edge = (m8 > 0) & ~(erode(m8, 1) > 0)
+    n, lab, stats, _c = cv2.connectedComponentsWithStats(off.astype(np.uint8), connectivity=8)
+    if n <= 1:
+        return off
+    x, y, w, h = b.box
+    p = 3
+    X0, Y0 = max(0, x - p), max(0, y - p)
+    X1, Y1 = min(img.shape[1], x + w + p), min(img.shape[0], y + h + p)
+    win = img[Y0:Y1, X0:X1].astype(np.int16)
+    ink_out = np.abs(win - np.asarray(b.background_bgr, np.int16)).max(axis=-1) > INK_DIFF
+    inside = np.zeros(ink_out.shape, bool)
+    inside[y - Y0 : y - Y0 + h, x - X0 : x - X0 + w] = m8 > 0
+    ink_out &= ~inside
+    limit = ICON_ATTACHED_MAX_FRAC * float(m8.sum())
+    drop = []
+    for c in np.unique(lab[edge & off]):
+        if c == 0 or stats[c, cv2.CC_STAT_AREA] >= limit:
+            continue
+        piece = np.zeros(ink_out.shape, np.uint8)
+        piece[y - Y0 : y - Y0 + h, x - X0 : x - X0 + w] = lab == c
+        if (ink_out & (cv2.dilate(piece, np.ones((2 * p + 1, 2 * p + 1), np.uint8)) > 0)).any():
+            drop.append(c)
+    return off & ~np.isin(lab, drop) if drop else off
 
 
 def flat_bands(sub: np.ndarray, off: np.ndarray) -> np.ndarray:

@@ -356,6 +356,11 @@ ICON_MIN_BUSY_FRAC = 0.12
 its pixels is a picture or logo, not a node: flat fills measure under 0.09 (text excluded),
 photos and drawn logos 0.14-0.7."""
 
+ICON_ATTACHED_MAX_FRAC = 0.15
+"""Pieces off a blob's fill that reach its outer edge and are smaller than this share of it are
+arrowheads and line stubs glued to its rim, not picture content (a matplotlib pill with two
+arrowheads touching it read as a picture)."""
+
 ICON_MIN_PIXELS = 50
 ICON_BAND_SPAN_FRAC = 0.8
 ICON_BAND_MAX_STD = 12.0
