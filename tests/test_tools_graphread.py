@@ -8,7 +8,14 @@ import numpy as np
 from generation.diagram import make_diagram
 from generation.draw import draw_reference
 from judge.tools.arrows import detect_lines, node_endpoints
-from judge.tools.graphread import compare_graphs, label_distance, read_raster_graph
+from judge.tools.graphread import (
+    GEdge,
+    GNode,
+    Graph,
+    compare_graphs,
+    label_distance,
+    read_raster_graph,
+)
 from judge.tools.nodes import detect_blobs
 from judge.tools.ocr import ocr_image
 
@@ -54,3 +61,24 @@ def test_changed_label_keeps_its_place_and_is_reported() -> None:
     d2.nodes[0].label = "Zebra"
     _, ds = compare_graphs(ref, _graph(d2))  # type: ignore[arg-type]
     assert [x.kind for x in ds] == ["changed_label"]
+
+
+def _fan(labels: list[str], edges: list[tuple[int, int, str]]) -> Graph:
+    """A reading of a fan: node 0 left, the others stacked on the right."""
+    nodes = [GNode(f"n{i}", t, 0.95, (0.0 if i == 0 else 300.0, 40.0 * i, 100.0, 30.0))
+             for i, t in enumerate(labels)]  # fmt: skip
+    return Graph("x", 400, 200, nodes, [GEdge(f"n{a}", f"n{b}", d) for a, b, d in edges])
+
+
+def test_a_branching_line_read_backwards_is_confident_only_when_every_node_agrees() -> None:
+    """The reference's fan (one line branching to two heads) reads ``medium``; the candidate
+    draws one branch back as a plain line. With every node read alike in both, the reversal is
+    confident (our matplotlib figure 8); with a node one reading lacks, it is not."""
+    labels = ["Feature Map", "Softmax", "Pooling"]
+    ref = _fan(labels, [(0, 1, "medium"), (0, 2, "medium")])
+    cand = _fan(labels, [(0, 1, "high"), (2, 0, "high")])
+    _, ds = compare_graphs(ref, cand)
+    assert [(d.kind, d.confident) for d in ds] == [("reversed_edge", True)]
+    ref_more = _fan([*labels, "Tracker"], [(0, 1, "medium"), (0, 2, "medium")])
+    _, ds = compare_graphs(ref_more, cand)
+    assert ("reversed_edge", False) in [(d.kind, d.confident) for d in ds]
