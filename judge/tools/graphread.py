@@ -654,9 +654,14 @@ def compare_graphs(ref: Graph, cand: Graph) -> tuple[Match, list[Discrepancy]]:
 
     # the two readings agree on every node (each matched, labelled alike): a branching line's
     # direction (``medium``) is then evidence enough against a plain line drawn the other way
-    agreed = not m.unmatched_a and not m.unmatched_b and all(
-        bool(lab(ref, a)) == bool(lab(cand, b)) and m.distances.get(a, 1.0) <= 0.25
-        for a, b in m.pairs.items()
+    agreed = (
+        not m.unmatched_a
+        and not m.unmatched_b
+        and all(
+            bool(lab(ref, a)) == bool(lab(cand, b))
+            and m.distances.get(a, 1.0) <= LABEL_CHANGED_MIN_DISTANCE
+            for a, b in m.pairs.items()
+        )
     )
     sure_ref = ("high", "medium") if agreed else ("high",)
 
