@@ -37,9 +37,10 @@ def _square(slide: object, x: int, y: int, side: int, caption: str, logo: bool) 
     s.line.fill.background()
     tf = s.text_frame
     tf.vertical_anchor = MSO_ANCHOR.BOTTOM
-    tf.text = caption
-    run = tf.paragraphs[0].runs[0]
-    run.font.size, run.font.color.rgb = Pt(12), WHITE
+    if caption:
+        tf.text = caption
+        run = tf.paragraphs[0].runs[0]
+        run.font.size, run.font.color.rgb = Pt(12), WHITE
     if logo:  # a red disc with a dark swoosh in the upper left, like a maker's mark
         d = side * 0.22  # under a node's least side: part of the chip, not a blob of its own
         disc = slide.shapes.add_shape(  # type: ignore[attr-defined]
@@ -121,3 +122,65 @@ def test_a_filled_cylinder_with_its_shaded_cap_is_a_node(
     hits = [i for i, b in enumerate(blobs) if b.box[0] <= cx <= b.box[0] + b.box[2]
             and b.box[1] <= cy <= b.box[1] + b.box[3]]  # fmt: skip
     assert hits and hits[-1] in leaves and hits[-1] not in icons
+
+
+def _box(slide: Any, x: int, y: int, w: int, h: int, text: str) -> None:
+    s = slide.shapes.add_shape(MSO_SHAPE.ROUNDED_RECTANGLE, Emu(int(x * PX)), Emu(int(y * PX)),
+                               Emu(int(w * PX)), Emu(int(h * PX)))  # fmt: skip
+    s.fill.solid()
+    s.fill.fore_color.rgb = RGBColor(0xDD, 0xE8, 0xF5)
+    s.line.color.rgb = RGBColor(0x1F, 0x3A, 0x5F)
+    s.text_frame.text = text
+    run = s.text_frame.paragraphs[0].runs[0]
+    run.font.size, run.font.color.rgb = Pt(16), RGBColor(0, 0, 0)
+
+
+def _logo(slide: Any, x: int, y: int, side: int) -> None:
+    """A chip with a maker's mark (as ``_square`` draws it) and no caption: a picture with no
+    text to read."""
+    _square(slide, x, y, side, "", logo=True)
+
+
+@pytest.mark.slow
+def test_a_shape_standing_for_a_reference_logo_is_no_invented_node(
+    render_pool: RenderPool, tmp_path: Path
+) -> None:
+    """The reference shows three nodes and a logo with no caption. A deck that approximates the
+    logo with a labelled native box at its place has no confirmed extra node (icons may be
+    approximated or left out); the same box where the reference shows nothing is one."""
+    from judge.engine.graph import make_context
+    from judge.render.prepare import prepare_pair
+    from judge.rundir import CaseDir
+    from judge.schema import Candidate
+    from judge.tools.semantic import semantic_comparison
+
+    nodes = [(100, 300, "Sensor input"), (600, 300, "Feature decoder"), (1100, 300, "Planner")]
+
+    def deck(name: str, box_at: tuple[int, int] | None) -> Path:
+        prs, slide = _slide()
+        for x, y, t in nodes:
+            _box(slide, x, y, 360, 140, t)
+        if box_at is None:
+            _logo(slide, 660, 600, 220)
+        else:
+            _box(slide, box_at[0], box_at[1], 220, 220, "Snapdragon")
+        path = tmp_path / f"{name}.pptx"
+        prs.save(str(path))
+        return path
+
+    ref_png = tmp_path / "reference.png"
+    render_pool.render(deck("reference", None), ref_png)
+    extra: dict[str, list[dict[str, Any]]] = {}
+    for name, at in (("approximated", (660, 600)), ("invented", (1300, 40))):
+        pptx = deck(name, at)
+        cd = CaseDir(tmp_path / name)
+        cd.root.mkdir()
+        render_pool.render(pptx, cd.render_png)
+        pair = prepare_pair(ref_png, cd.render_png, cd.pair_png)
+        cand = Candidate(case_id=f"{name}/t", task_id="t", config_id=name, pptx=str(pptx),
+                         reference=str(ref_png))  # fmt: skip
+        ctx = make_context(cand, cd, pair, render_pool.export_svg)
+        extra[name] = [d for d in semantic_comparison(ctx)["discrepancies"]
+                       if d["kind"] == "extra_node" and d["confirmed"]]  # fmt: skip
+    assert not extra["approximated"], extra["approximated"]
+    assert extra["invented"], "the invented box was not confirmed"

@@ -116,6 +116,8 @@ class Graph:
     edges: list[GEdge] = field(default_factory=list)
     panels: list[dict[str, Any]] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    icons: list[tuple[float, float, float, float]] = field(default_factory=list)
+    """Boxes of the pictures and logos the raster reading left out of the nodes."""
 
     def node(self, nid: str) -> GNode:
         for n in self.nodes:
@@ -283,6 +285,13 @@ def read_raster_graph(
     leaves, kids, glyphs, icons = node_blobs(blobs, ocr, img)
     g.notes += [f"blob {i} at {list(blobs[i].box)} is text, not a node" for i in sorted(glyphs)]
     g.notes += [f"blob {i} at {list(blobs[i].box)} is an icon, not a node" for i in sorted(icons)]
+    # a box holding nothing but pictures is part of the picture (a chip with its maker's mark)
+    holders = {
+        p for i in icons if (p := blobs[i].parent) is not None and all(k in icons for k in kids[p])
+    }
+    for i in sorted(icons | holders):
+        x, y, bw, bh = blobs[i].box
+        g.icons.append((float(x), float(y), float(bw), float(bh)))
     used: set[int] = set()
     ids: dict[int, str] = {}
     for i in leaves:

@@ -22,6 +22,8 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
+import numpy as np
+
 from judge.tools.arrows import LineComp, lines_cached
 from judge.tools.base import Tool, ToolContext, ToolOutput, memo
 from judge.tools.evidence import Corpus, compact
@@ -39,6 +41,7 @@ from judge.tools.ocr import box_to_frame, ocr_full
 from judge.tools.thresholds import (
     EXTRA_TREE_MATCH_DISTANCE,
     HEAD_PROBE_TOLERANCE_FRAC,
+    ICON_PLACE_MARGIN_FRAC,
     OCR_CONFIDENT,
     PRESENT_MIN_CHARS,
     UNCONFIRMED_CONFIDENCE_FACTOR,
@@ -176,8 +179,40 @@ def _long_enough(label: str, checks: list[str]) -> bool:
     return False
 
 
+def _on_reference_icon(r: Readings, c: GNode) -> tuple[float, float, float, float] | None:
+    """The reference icon (picture, logo) at the place of render node ``c``, if any: the
+    render's frame is mapped onto the reference's by the matched nodes (scale and shift per
+    axis, least squares), and ``c``'s centre must fall in the icon's box grown by
+    ``ICON_PLACE_MARGIN_FRAC`` of its size."""
+    if not r.ref.icons:
+        return None
+    pairs = [(r.ref.node(a).centre, r.ren.node(b).centre) for a, b in r.m_ren.pairs.items()]
+    if len(pairs) < 2:
+        return None
+    ref_xy = np.array([p[0] for p in pairs], float)
+    ren_xy = np.array([p[1] for p in pairs], float)
+    at = []
+    for k in (0, 1):
+        if float(np.ptp(ren_xy[:, k])) < 1.0:  # all in one row or column: shift only
+            at.append(c.centre[k] + float(np.mean(ref_xy[:, k] - ren_xy[:, k])))
+        else:
+            a, b = np.polyfit(ren_xy[:, k], ref_xy[:, k], 1)
+            at.append(a * c.centre[k] + b)
+    for box in r.ref.icons:
+        x, y, w, h = box
+        mx, my = ICON_PLACE_MARGIN_FRAC * w, ICON_PLACE_MARGIN_FRAC * h
+        if x - mx <= at[0] <= x + w + mx and y - my <= at[1] <= y + h + my:
+            return box
+    return None
+
+
 def _judge_extra(r: Readings, d: Discrepancy, c: GNode) -> Judged:
     checks: list[str] = []
+    icon = _on_reference_icon(r, c)
+    if icon is not None:
+        # the issue's protocol: icons may be approximated with native shapes or left out
+        checks.append("the reference has a picture or logo at its place: an approximation of it")
+        return Judged(d, False, c.confidence * UNCONFIRMED_CONFIDENCE_FACTOR, checks, icon, c.box)
     in_ref = r.ref_text.has(c.label)
     if in_ref:
         checks.append(f'the reference shows the text "{c.label}"')
@@ -305,6 +340,8 @@ def absence_pass(r: Readings, found: list[Discrepancy]) -> list[Judged]:
         if any(label_distance(t.label, x) <= EXTRA_TREE_MATCH_DISTANCE for x in labels):
             continue
         c = next((m for m in r.ren.nodes if label_distance(m.label, t.label) <= 0.3), None)
+        if c is not None and _on_reference_icon(r, c) is not None:
+            continue  # a native approximation of a reference picture or logo
         d = Discrepancy(
             "extra_node",
             f'node "{t.label}"',

@@ -361,6 +361,11 @@ ICON_ATTACHED_MAX_FRAC = 0.15
 arrowheads and line stubs glued to its rim, not picture content (a matplotlib pill with two
 arrowheads touching it read as a picture)."""
 
+ICON_PLACE_MARGIN_FRAC = 0.5
+"""A shape the deck adds where the reference shows a picture or logo (its centre, mapped onto
+the reference, within the icon's box grown by this share of its size) approximates the icon:
+never an invented node (icons may be approximated with native shapes or left out)."""
+
 ICON_MIN_PIXELS = 50
 ICON_BAND_SPAN_FRAC = 0.8
 ICON_BAND_MAX_STD = 12.0
