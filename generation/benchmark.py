@@ -27,7 +27,6 @@ from __future__ import annotations
 import csv
 import io
 import json
-import shutil
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
@@ -36,6 +35,7 @@ import numpy as np
 from generation.deck import STYLES, build_deck
 from generation.diagram import make_diagram
 from generation.draw import reference_png_bytes
+from generation.outdir import ready_out
 from generation.variants import ARTIFACT, FAITHFUL, RENDER, SEMANTIC, STAGE3, VARIANTS
 from judge.errors import BenchmarkError
 from judge.rundir import atomic_write_bytes, atomic_write_text, write_model
@@ -115,15 +115,7 @@ def write_benchmark(
     configs = dict(variants or DEFAULT_CONFIGS)
     if n_tasks < 1:
         raise BenchmarkError(f"{out}: need at least one task, got {n_tasks}")
-    if out.exists() and not out.is_dir():
-        raise BenchmarkError(f"{out}: exists and is not a directory")
-    if out.is_dir() and any(out.iterdir()):
-        if not force:
-            raise BenchmarkError(f"{out}: directory is not empty (use --force to replace it)")
-        for sub in ("tasks", "candidates"):
-            shutil.rmtree(out / sub, ignore_errors=True)
-        for name in LABEL_FILES:
-            (out / name).unlink(missing_ok=True)
+    ready_out(out, force, files=LABEL_FILES)
     cases = plan(seed, n_tasks, configs)
 
     diagrams = []

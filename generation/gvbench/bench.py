@@ -20,7 +20,6 @@ The layout files sit outside ``tasks/`` so a judge never sees them.
 from __future__ import annotations
 
 import json
-import shutil
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import replace
@@ -28,6 +27,7 @@ from pathlib import Path
 
 from generation.gvbench.layout import draw, edges_as_icons
 from generation.gvbench.spec import make_spec
+from generation.outdir import ready_out
 from generation.realfig.bench import write_variant_cases
 from generation.realfig.deck import CONSTRUCTIONS, Construction
 from generation.realfig.model import Fig
@@ -123,13 +123,7 @@ def prepare_out(
     unknown = [v for v in names if v not in VARIANTS]
     if unknown:
         raise BenchmarkError(f"unknown variant(s) {unknown} (known: {sorted(VARIANTS)})")
-    if out.exists() and not out.is_dir():
-        raise BenchmarkError(f"{out}: exists and is not a directory")
-    if out.is_dir() and any(out.iterdir()):
-        if not force:
-            raise BenchmarkError(f"{out}: directory is not empty (use force to replace it)")
-        for sub in outputs:
-            shutil.rmtree(out / sub, ignore_errors=True)
+    ready_out(out, force, outputs)
     return names
 
 

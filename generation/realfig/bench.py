@@ -15,10 +15,10 @@ two by their position in the spec list (odd/even), so a figure never sits in bot
 from __future__ import annotations
 
 import json
-import shutil
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
+from generation.outdir import ready_out
 from generation.realfig.deck import CONSTRUCTIONS, Construction, build_deck
 from generation.realfig.model import Fig, shared_figures_dir
 from generation.realfig.specs_a import SPECS_A
@@ -87,11 +87,7 @@ def write_realfig_benchmark(
     unknown = [v for v in names if v not in VARIANTS]
     if unknown:
         raise BenchmarkError(f"unknown variant(s) {unknown} (known: {sorted(VARIANTS)})")
-    if out.is_dir() and any(out.iterdir()):
-        if not force:
-            raise BenchmarkError(f"{out}: directory is not empty (use force to replace it)")
-        for sub in ("tasks", "candidates"):
-            shutil.rmtree(out / sub, ignore_errors=True)
+    ready_out(out, force)
     labels: list[CaseLabel] = []
     for i, fig in enumerate(specs):
         ref = src / fig.id / "reference.png"
