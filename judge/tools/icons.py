@@ -77,18 +77,17 @@ def _without_attached(img: np.ndarray, b: Blob, off: np.ndarray) -> np.ndarray:
     X1, Y1 = min(img.shape[1], x + w + p), min(img.shape[0], y + h + p)
     win = img[Y0:Y1, X0:X1].astype(np.int16)
     ink_out = np.abs(win - np.asarray(b.background_bgr, np.int16)).max(axis=-1) > INK_DIFF
-    inside = np.zeros(ink_out.shape, bool)
-    inside[y - Y0 : y - Y0 + h, x - X0 : x - X0 + w] = m8 > 0
-    ink_out &= ~inside
+    ink_out[y - Y0 : y - Y0 + h, x - X0 : x - X0 + w] &= m8 == 0
+    # within p px of ink outside the blob, as a mask over the blob's box
+    grown = cv2.dilate(ink_out.astype(np.uint8), np.ones((2 * p + 1, 2 * p + 1), np.uint8))
+    near_out = grown[y - Y0 : y - Y0 + h, x - X0 : x - X0 + w] > 0
     limit = ICON_ATTACHED_MAX_FRAC * float(m8.sum())
-    drop = []
-    for c in np.unique(lab[edge & off]):
-        if c == 0 or stats[c, cv2.CC_STAT_AREA] >= limit:
-            continue
-        piece = np.zeros(ink_out.shape, np.uint8)
-        piece[y - Y0 : y - Y0 + h, x - X0 : x - X0 + w] = lab == c
-        if (ink_out & (cv2.dilate(piece, np.ones((2 * p + 1, 2 * p + 1), np.uint8)) > 0)).any():
-            drop.append(c)
+    going_on = set(np.unique(lab[off & near_out]).tolist())
+    drop = [
+        c
+        for c in np.unique(lab[edge & off]).tolist()
+        if c > 0 and c in going_on and stats[c, cv2.CC_STAT_AREA] < limit
+    ]
     return off & ~np.isin(lab, drop) if drop else off
 
 
