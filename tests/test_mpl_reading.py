@@ -189,3 +189,46 @@ def test_a_pill_with_arrowheads_glued_to_its_rim_is_a_node(tmp_path: Path) -> No
     pill = [i for i in leaves + sorted(icons) if blobs[i].box[0] <= 220 <= sum(blobs[i].box[::2])]
     assert pill, [b.box for b in blobs]
     assert pill[0] in leaves and pill[0] not in icons, blobs[pill[0]].box
+
+
+def _labels_on_lines_figure(png: Path) -> set[tuple[str, str]]:
+    """A decision flow drawn the Mermaid / draw.io way: each edge label sits on its line in a
+    white box, so the line stops at the label and goes on after it. A free note with one
+    leader line is no edge. Returns the true edges."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig = plt.figure(figsize=(6.0, 4.5), dpi=110)
+    ax = fig.add_axes((0, 0, 1, 1))
+    ax.set_xlim(0, 600)
+    ax.set_ylim(450, 0)
+    ax.axis("off")
+    places = {"Ready?": (300, 60), "Build": (120, 360), "Wait": (480, 360)}
+    for name, (x, y) in places.items():
+        ax.text(x, y, name, ha="center", va="center", fontsize=13,
+                bbox={"boxstyle": "square,pad=0.6", "fc": "#e8f0e0", "ec": "#304020"})  # fmt: skip
+    truth = {("Ready?", "Build"), ("Ready?", "Wait")}
+    for (a, b), word in zip(sorted(truth), ("Yes", "No"), strict=True):
+        (x0, y0), (x1, y1) = places[a], places[b]
+        ax.annotate("", xy=(x1, y1 - 24), xytext=(x0, y0 + 24),
+                    arrowprops={"arrowstyle": "-|>", "lw": 1.4, "color": "#333333",
+                                "mutation_scale": 16, "shrinkA": 0, "shrinkB": 0})  # fmt: skip
+        ax.text((x0 + x1) / 2, (y0 + y1) / 2, word, ha="center", va="center", fontsize=12,
+                bbox={"boxstyle": "square,pad=0.35", "fc": "white", "ec": "none"})  # fmt: skip
+    ax.annotate("cached", xy=(150, 345), xytext=(60, 250), fontsize=11,
+                arrowprops={"arrowstyle": "-", "lw": 1.0, "color": "#666666"})  # fmt: skip
+    fig.savefig(png, facecolor="white")
+    plt.close(fig)
+    return truth
+
+
+def test_lines_stopping_at_their_label_are_one_edge(tmp_path: Path) -> None:
+    """Before, each half of a line cut by its label touched one node only, so no edge at all
+    was read (our real figures 10 and 14: Lucidchart's "Yes"/"No", Mermaid's two-line labels).
+    The note's leader line stays no edge."""
+    png = tmp_path / "labels.png"
+    truth = _labels_on_lines_figure(png)
+    got = read(png)
+    assert got == truth, (sorted(got), sorted(truth))

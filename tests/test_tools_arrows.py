@@ -64,7 +64,7 @@ def test_a_diamonds_cut_tip_is_not_read_as_an_arrowhead() -> None:
     "Does "Artifact A deletion Pod" already exist?"'s bottom tip into an edge from "Create
     "Artifact A deletion Pod"" into the diamond; the V is skipped, the head sought past its
     apex."""
-    from judge.tools.arrows import _glyph_box, _inside_any
+    from judge.tools.arrows import _inside_any, glyph_box
     from judge.tools.graphread import node_blobs
     from judge.tools.ocr import ocr_image
 
@@ -73,9 +73,7 @@ def test_a_diamonds_cut_tip_is_not_read_as_an_arrowhead() -> None:
     blobs = detect_blobs(img)
     ocr = ocr_image(img)
     eps = node_blobs(blobs, ocr, img)[0]
-    free = [
-        _glyph_box(t.text, t.box) for t in ocr if t.wordy and not _inside_any(t.box, blobs, eps)
-    ]
+    free = [glyph_box(t.text, t.box) for t in ocr if t.wordy and not _inside_any(t.box, blobs, eps)]
     h, w = img.shape[:2]
 
     def at(fx: float, fy: float) -> int:

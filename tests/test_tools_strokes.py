@@ -16,7 +16,7 @@ from pptx.oxml.ns import qn
 from pptx.util import Emu, Pt
 
 from judge.render.pool import RenderPool
-from judge.tools.arrows import _glyph_box, detect_lines, node_endpoints
+from judge.tools.arrows import detect_lines, glyph_box, node_endpoints
 from judge.tools.nodes import detect_blobs
 
 SLIDE_W, SLIDE_H = 12192000, 6858000
@@ -171,10 +171,10 @@ def test_open_arrowheads_give_the_direction(render_pool: RenderPool, tmp_path: P
 
 
 def test_glyph_box_keeps_the_arrowhead_ocr_read_as_a_character() -> None:
-    assert _glyph_box("No→", (100.0, 10.0, 60.0, 20.0)) == (100.0, 10.0, 40.0, 20.0)
-    assert _glyph_box("-No-", (0.0, 0.0, 40.0, 10.0)) == (10.0, 0.0, 20.0, 10.0)
-    assert _glyph_box("Yes", (0.0, 0.0, 30.0, 10.0)) == (0.0, 0.0, 30.0, 10.0)
-    assert np.isclose(_glyph_box("→→", (0.0, 0.0, 30.0, 10.0))[2], 30.0)
+    assert glyph_box("No→", (100.0, 10.0, 60.0, 20.0)) == (100.0, 10.0, 40.0, 20.0)
+    assert glyph_box("-No-", (0.0, 0.0, 40.0, 10.0)) == (10.0, 0.0, 20.0, 10.0)
+    assert glyph_box("Yes", (0.0, 0.0, 30.0, 10.0)) == (0.0, 0.0, 30.0, 10.0)
+    assert np.isclose(glyph_box("→→", (0.0, 0.0, 30.0, 10.0))[2], 30.0)
 
 
 @pytest.mark.slow
@@ -320,7 +320,7 @@ def test_a_label_beside_a_line_does_not_cut_it(render_pool: RenderPool, tmp_path
     eps = node_blobs(blobs, ocr, img)[0]
     free = [t for t in ocr if t.wordy and "retry" in t.text]
     assert len(free) == 1 and len(eps) == 2
-    lines = detect_lines(img, blobs, eps, [_glyph_box(t.text, t.box) for t in free])
+    lines = detect_lines(img, blobs, eps, [glyph_box(t.text, t.box) for t in free])
     src = next(i for i in eps if blobs[i].box[0] < img.shape[1] / 2)
     dst = next(i for i in eps if i != src)
     assert [e for ln in lines for e in ln.edges()] == [(src, dst, "high")]

@@ -39,6 +39,8 @@ from judge.tools.thresholds import (
     HEAD_STRONG_RATIO,
     HEAD_THICKNESS_RATIO,
     INK_DIFF,
+    LABEL_BRIDGE_GAP_FRAC,
+    LABEL_STACK_GAP_FRAC,
     MIN_EDGE_LENGTH_PER_KPX,
     REMNANT_FAR_FRAC,
     REMNANT_MAX_COVER,
@@ -73,6 +75,9 @@ class LineComp:
     length_px: float
     contacts: list[Contact] = field(default_factory=list)
     pieces: int = 1
+    labels: list[LabelBlock] = field(default_factory=list)
+    """A line touching one node only: the label blocks it reaches (``LABEL_BRIDGE_GAP_FRAC``),
+    where a line set on its label stops."""
     joins: set[frozenset[int]] | None = None
     """Node pairs a stroke of this component joins (``strokes.stroke_joins``) when it touches
     three or more nodes; ``None``: every pair (one stroke, or the skeleton gave no answer)."""
@@ -185,6 +190,7 @@ def detect_lines(
     # distance to the nearest erased node: an outline's remnant (a diamond's mitred tip) sits
     # right there, so arrowheads are measured a little clear of it
     clear_of = cv2.distanceTransform((erase == 0).astype(np.uint8), cv2.DIST_L2, 3)
+    blocks = label_blocks(list(text_boxes))
     for box in text_boxes:
         _erase_glyphs(ink, box)
     # dash gaps grow with the line width (OOXML's dash: gap = 3 widths): size the closing to
@@ -302,6 +308,8 @@ def detect_lines(
                 and 0 < behind <= HEAD_BEHIND_MAX_WIDTHS * wd
             )
             line.contacts.append(Contact(node, (round(px, 1), round(py, 1)), head, 2 * tmax))
+        if len(touches) == 1:
+            line.labels = _labels_reached(xs_abs, ys_abs, blocks)
         if len(touches) >= 3:
             boxes = [_window_box(blobs[node].box, X0, Y0) for node, _, _ in touches]
             joins = stroke_joins(comp, boxes, line.thickness_px, spur, float(margin + reach))
@@ -309,6 +317,55 @@ def detect_lines(
                 idx = [node for node, _, _ in touches]
                 line.joins = {frozenset((idx[a], idx[b])) for a, b in map(tuple, joins)}
         out.append(line)
+    return out
+
+
+LabelBlock = tuple[float, float, float, float, float]
+"""A label's box (x, y, w, h) and its smallest text line height."""
+
+
+def label_blocks(boxes: list[tuple[float, float, float, float]]) -> list[LabelBlock]:
+    """Free text line boxes stacked into the labels they make (``LABEL_STACK_GAP_FRAC``)."""
+    parent = list(range(len(boxes)))
+
+    def root(i: int) -> int:
+        while parent[i] != i:
+            parent[i] = parent[parent[i]]
+            i = parent[i]
+        return i
+
+    for i, (ax, ay, aw, ah) in enumerate(boxes):
+        for j in range(i + 1, len(boxes)):
+            bx, by, bw, bh = boxes[j]
+            if min(ax + aw, bx + bw) <= max(ax, bx):
+                continue
+            gap = max(by - (ay + ah), ay - (by + bh))
+            if gap <= LABEL_STACK_GAP_FRAC * min(ah, bh):
+                parent[root(j)] = root(i)
+    groups: dict[int, list[int]] = {}
+    for i in range(len(boxes)):
+        groups.setdefault(root(i), []).append(i)
+    out: list[LabelBlock] = []
+    for members in groups.values():
+        x0 = min(boxes[i][0] for i in members)
+        y0 = min(boxes[i][1] for i in members)
+        x1 = max(boxes[i][0] + boxes[i][2] for i in members)
+        y1 = max(boxes[i][1] + boxes[i][3] for i in members)
+        line_h = min(boxes[i][3] for i in members)
+        out.append((x0, y0, x1 - x0, y1 - y0, line_h))
+    return out
+
+
+def _labels_reached(xs: np.ndarray, ys: np.ndarray, blocks: list[LabelBlock]) -> list[LabelBlock]:
+    """The label blocks some of these pixels come within ``LABEL_BRIDGE_GAP_FRAC`` of."""
+    out = []
+    for b in blocks:
+        x, y, w, h, lh = b
+        tol = max(2.0, LABEL_BRIDGE_GAP_FRAC * lh)
+        dx = np.maximum(np.maximum(x - xs, xs - (x + w)), 0.0)
+        dy = np.maximum(np.maximum(y - ys, ys - (y + h)), 0.0)
+        if bool((dx * dx + dy * dy <= tol * tol).any()):
+            out.append(b)
     return out
 
 
@@ -502,7 +559,7 @@ def lines_cached(ctx: ToolContext, which: str) -> list[LineComp]:
         ocr = ocr_full(ctx, which)
         eps = node_blobs(blobs, ocr, ctx.image(which))[0]
         texts = [
-            _glyph_box(ln.text, ln.box)
+            glyph_box(ln.text, ln.box)
             for ln in ocr
             if ln.wordy and not _inside_any(ln.box, blobs, eps)
         ]
@@ -515,7 +572,7 @@ LINE_GLYPHS = frozenset("→←↑↓⟶⟵↔><-–—=~|·.")
 """Characters OCR reads a line end or an arrowhead as ("Yes→", "-No-")."""
 
 
-def _glyph_box(
+def glyph_box(
     text: str, box: tuple[float, float, float, float]
 ) -> tuple[float, float, float, float]:
     """The part of an OCR line box that holds its word, without the arrowheads and line ends

@@ -20,6 +20,7 @@ import numpy as np
 from scipy.optimize import linear_sum_assignment
 
 from judge.schema import ObjectTree, SlideObject
+from judge.tools.bridges import bridged_lines
 from judge.tools.icons import is_icon
 from judge.tools.thresholds import (
     DEFAULT_LINE_WIDTH_PT,
@@ -335,7 +336,7 @@ def read_raster_graph(
         ]
         g.panels.append({"box": list(box), "title": " ".join(title[:1]), "blob": i})
     seen: set[tuple[str, str]] = set()
-    for ln in lines:
+    for ln in [*lines, *bridged_lines(lines)]:
         for ea, eb, how in ln.edges():
             if ea not in ids or eb not in ids:
                 continue

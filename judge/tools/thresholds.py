@@ -81,6 +81,15 @@ CONTACT_MARGIN_WIDTHS = 1.5
 """... or within this many of its line widths, if that is more: matplotlib stops its arrows 2 pt
 short of a node, which is more than a thick line's width in a small, wide image."""
 
+LABEL_STACK_GAP_FRAC = 0.6
+"""Free text lines make one label when their x-ranges overlap and the gap between them is under
+this share of the smaller line's height (a two-line edge label: ``en -> query`` over ``str``)."""
+
+LABEL_BRIDGE_GAP_FRAC = 0.3
+"""A line set on its label stops at the label (Mermaid, draw.io and Lucidchart paint the label's
+background over it): a line touching one node whose far end comes within this share of the
+label's line height of it, and one other such line, are one connection through the label."""
+
 HEAD_REACH_PER_KPX = 45.0
 """How far from a contact point (px per 1000 px) an arrowhead is looked for: heads are 10-20 px
 long at 720 px."""
