@@ -258,7 +258,7 @@ def test_an_open_freeform_records_where_its_path_starts_and_ends(tmp_path: Path)
 
 
 def test_the_tree_reads_a_curved_edge_between_the_nodes_its_path_joins(tmp_path: Path) -> None:
-    from judge.tools.graphread import read_tree_graph
+    from judge.tools.treeread import read_tree_graph
 
     def build(slide) -> None:
         for name, x in (("Alpha", 0.1), ("Beta", 0.7)):

@@ -19,23 +19,17 @@ import cv2
 import numpy as np
 from scipy.optimize import linear_sum_assignment
 
-from judge.schema import ObjectTree, SlideObject
 from judge.tools.bridges import bridged_lines
 from judge.tools.icons import is_icon
 from judge.tools.thresholds import (
-    DEFAULT_LINE_WIDTH_PT,
-    ENDPOINT_TOLERANCE_FRAC,
     GLYPH_COVER_FRAC,
     GLYPH_MAX_EXTENT,
     GLYPH_MAX_LINE_HEIGHTS,
     LABEL_CHANGED_MIN_DISTANCE,
     LABEL_MATCH_MAX_DISTANCE,
     OCR_CONFIDENT,
-    PANEL_AREA_RATIO,
     POSITION_WEIGHT,
-    ROUNDRECT_DEFAULT_RADIUS,
     TEXT_INK_DIFF,
-    TREE_MIN_SIDE_FRAC,
     UNLABELLED_LABEL_COST,
     UNLABELLED_MATCH_MAX_POSITION,
 )
@@ -44,12 +38,6 @@ if TYPE_CHECKING:  # the tools package imports this module; keep the import one-
     from judge.tools.arrows import LineComp
     from judge.tools.nodes import Blob
     from judge.tools.ocr import OcrLine
-
-LINE_TYPES = ("connector", "line")
-"""Object types that draw edges."""
-
-NODE_TYPES = ("autoshape", "text_box", "placeholder", "freeform", "table", "picture")
-"""Object types that may be nodes (a freeform with a closed outline can be a box)."""
 
 
 @dataclass
@@ -189,7 +177,7 @@ def label_distance(a: str, b: str) -> float:
 # Raster reading
 
 
-def _inside(pt: tuple[float, float], box: tuple[float, float, float, float]) -> bool:
+def inside_box(pt: tuple[float, float], box: tuple[float, float, float, float]) -> bool:
     x, y, w, h = box
     return x <= pt[0] <= x + w and y <= pt[1] <= y + h
 
@@ -298,7 +286,7 @@ def read_raster_graph(
     for i in leaves:
         b = blobs[i]
         box = tuple(float(v) for v in b.box)
-        mine = [k for k, ln in enumerate(ocr) if k not in used and _inside(ln.centre, box)]  # type: ignore[arg-type]
+        mine = [k for k, ln in enumerate(ocr) if k not in used and inside_box(ln.centre, box)]  # type: ignore[arg-type]
         used.update(mine)
         texts = [ocr[k] for k in mine]
         label = " ".join(t.text for t in texts)
@@ -332,7 +320,7 @@ def read_raster_graph(
         title = [
             ocr[k].text
             for k in range(len(ocr))
-            if k not in used and _inside(ocr[k].centre, box)  # type: ignore[arg-type]
+            if k not in used and inside_box(ocr[k].centre, box)  # type: ignore[arg-type]
         ]
         g.panels.append({"box": list(box), "title": " ".join(title[:1]), "blob": i})
     seen: set[tuple[str, str]] = set()
@@ -361,176 +349,6 @@ def read_raster_graph(
         for e in g.edges
         if e.directed or ((e.src, e.dst) not in directed and (e.dst, e.src) not in directed)
     ]
-    return g
-
-
-# ------------------------------------------------------------------------------------------
-# Object-tree reading
-
-
-def _px_box(o: SlideObject, w: int, h: int) -> tuple[float, float, float, float]:
-    return (o.bbox.x * w, o.bbox.y * h, o.bbox.w * w, o.bbox.h * h)
-
-
-def _contains(outer: tuple[float, ...], inner: tuple[float, ...]) -> bool:
-    cx, cy = inner[0] + inner[2] / 2, inner[1] + inner[3] / 2
-    return _inside((cx, cy), outer)  # type: ignore[arg-type]
-
-
-def _dist_to_box(p: tuple[float, float], box: tuple[float, float, float, float]) -> float:
-    x, y, w, h = box
-    dx = max(x - p[0], 0.0, p[0] - (x + w))
-    dy = max(y - p[1], 0.0, p[1] - (y + h))
-    return float(np.hypot(dx, dy))
-
-
-def _line_like(o: SlideObject) -> bool:
-    """A freeform drawn as an open polyline (no fill, or an arrowhead): an edge, not a node."""
-    return o.type == "freeform" and (
-        o.head_end is not None or o.tail_end is not None or (o.fill_rgb is None and not o.text)
-    )
-
-
-def read_tree_graph(tree: ObjectTree, size: tuple[int, int]) -> Graph:
-    """The candidate's graph from its object tree, in the render's pixel frame (``size``).
-
-    Nodes: shapes with a body (not lines, connectors or groups); a text box whose centre lies in
-    an unlabelled shape becomes that shape's label; shapes holding two or more other nodes are
-    panels. Edges: connectors glued at both ends, or lines/connectors whose ends land on node
-    boxes; direction from the arrowhead ends (tail = at the end point).
-    """
-    w, h = size
-    g = Graph(source="tree", width=w, height=h)
-    objs = [
-        o
-        for o in tree.objects
-        if o.type in NODE_TYPES and o.bbox.w > 0 and o.bbox.h > 0 and not _line_like(o)
-    ]
-    boxes = {o.id: _px_box(o, w, h) for o in objs}
-    min_side = TREE_MIN_SIDE_FRAC * min(w, h)
-    shapes = [
-        o for o in objs if o.type != "text_box" or o.fill_rgb is not None or o.line_rgb is not None
-    ]
-    shapes = [o for o in shapes if min(boxes[o.id][2], boxes[o.id][3]) >= min_side]
-    texts = [o for o in objs if o.type == "text_box" and o not in shapes and o.text.strip()]
-    # panels: shapes holding 2+ other shapes
-    panel_ids = set()
-    for o in shapes:
-        inner = [q for q in shapes if q.id != o.id and _contains(boxes[o.id], boxes[q.id])]
-        if len(inner) >= 2 and boxes[o.id][2] * boxes[o.id][3] > PANEL_AREA_RATIO * max(
-            boxes[q.id][2] * boxes[q.id][3] for q in inner
-        ):
-            panel_ids.add(o.id)
-    node_objs = [o for o in shapes if o.id not in panel_ids and o.type != "picture"]
-    alias: dict[int, int] = {}
-    labels: dict[int, list[str]] = {
-        o.id: [o.text.strip()] if o.text.strip() else [] for o in node_objs
-    }
-    extra: dict[int, SlideObject] = {}
-    for t in texts:
-        host = [o for o in node_objs if _contains(boxes[o.id], boxes[t.id])]
-        if host:
-            # the smallest shape holding the text's centre
-            o = min(host, key=lambda q: boxes[q.id][2] * boxes[q.id][3])
-            labels[o.id].append(t.text.strip())
-            alias[t.id] = o.id
-            extra.setdefault(o.id, t)
-        else:
-            panel_host = [p for p in panel_ids if _contains(boxes[p], boxes[t.id])]
-            g.panels.append(
-                {"title": t.text.strip(), "box": list(boxes[t.id]), "shape": t.id, "in": panel_host}
-            )
-    for o in node_objs:
-        src = extra.get(o.id, o)
-        label = " ".join(labels[o.id])
-        g.nodes.append(
-            GNode(
-                id=f"s{o.id}",
-                label=label,
-                confidence=1.0 if label else 0.0,
-                box=boxes[o.id],
-                fill=o.fill_rgb,
-                stroke=o.line_rgb,
-                corner_radius_frac=(
-                    o.adjustments[0]
-                    if o.geometry == "roundRect" and o.adjustments
-                    else (ROUNDRECT_DEFAULT_RADIUS if o.geometry == "roundRect" else 0.0)
-                ),
-                lines=len([p for p in label.split("\n") if p.strip()]) if label else 0,
-                bold=src.bold if src.text.strip() else o.bold,
-                text_rgb=src.text_rgb if src.text.strip() else o.text_rgb,
-                font_size_pt=next(iter(src.font_sizes_pt or o.font_sizes_pt), None),
-                source=[f"shape:{o.id}"] + ([f"shape:{extra[o.id].id}"] if o.id in extra else []),
-            )
-        )
-    for p in panel_ids:
-        g.panels.append({"box": list(boxes[p]), "shape": p})
-    node_of = {o.id: f"s{o.id}" for o in node_objs}
-    node_of.update({t: f"s{o}" for t, o in alias.items()})
-    tol = ENDPOINT_TOLERANCE_FRAC * max(w, h)
-    seen: set[tuple[str, str]] = set()
-
-    def nearest(p: tuple[float, float]) -> str | None:
-        best, bd = None, tol
-        for o in node_objs:
-            d = _dist_to_box(p, boxes[o.id])
-            if d <= bd:
-                best, bd = node_of[o.id], d
-        return best
-
-    for o in tree.objects:
-        if o.type not in LINE_TYPES and not _line_like(o):
-            continue
-        x, y, bw, bh = _px_box(o, w, h)
-        start = (x + bw if o.flip_h else x, y + bh if o.flip_v else y)
-        end = (x if o.flip_h else x + bw, y if o.flip_v else y + bh)
-        known_order = o.type in LINE_TYPES
-        if o.path_ends is not None:  # an open freeform: its path says where it starts and ends
-            (sx, sy), (ex, ey) = o.path_ends
-            start, end = (sx * w, sy * h), (ex * w, ey * h)
-            known_order = True
-        a = node_of.get(o.begin_id) if o.begin_id is not None else None
-        b = node_of.get(o.end_id) if o.end_id is not None else None
-        a = a or nearest(start)
-        b = b or nearest(end)
-        if (a is None or b is None) and not (a or b):
-            # a polyline's ends are two opposite corners of its box, in an order the tree
-            # does not give: direction is left to the raster reading
-            a2, b2 = nearest((start[0], end[1])), nearest((end[0], start[1]))
-            if a2 and b2 and a2 != b2:
-                a, b = a2, b2
-                known_order = False
-        if a is None or b is None or a == b:
-            continue
-        tail, head = o.tail_end, o.head_end
-        if not known_order:
-            pairs = [(a, b, "low"), (b, a, "low")]
-        elif tail and not head:
-            pairs = [(a, b, "high")]
-        elif head and not tail:
-            pairs = [(b, a, "high")]
-        elif head and tail:
-            pairs = [(a, b, "medium"), (b, a, "medium")]
-        else:
-            pairs = [(a, b, "undirected")]
-        for s, d, conf in pairs:
-            if (s, d) in seen:
-                continue
-            seen.add((s, d))
-            g.edges.append(
-                GEdge(
-                    src=s,
-                    dst=d,
-                    direction=conf,
-                    dashed=o.dash is not None and o.dash != "solid",
-                    thickness_px=(o.line_width_pt or DEFAULT_LINE_WIDTH_PT)
-                    * h
-                    / tree.slide_height_pt,
-                    head=tail if s == a else head,
-                    source=f"shape:{o.id}",
-                    ends=(start, end) if s == a else (end, start),
-                )
-            )
     return g
 
 

@@ -8,13 +8,10 @@ from __future__ import annotations
 
 from judge.tools.arrows import lines_cached
 from judge.tools.base import Tool, ToolContext, ToolOutput, memo
-from judge.tools.graphread import (
-    Graph,
-    read_raster_graph,
-    read_tree_graph,
-)
+from judge.tools.graphread import Graph, read_raster_graph
 from judge.tools.nodes import blobs_cached
 from judge.tools.ocr import ocr_full
+from judge.tools.treeread import read_tree_graph
 
 
 def raster_graph(ctx: ToolContext, which: str) -> Graph:

@@ -1,0 +1,135 @@
+"""Block arrows (``rightArrow`` and its kin) are edges, not nodes: a deck that draws its
+connections as wide block-arrow autoshapes, rendered by LibreOffice and judged against a
+reference drawn with plain arrows."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from pptx import Presentation
+from pptx.dml.color import RGBColor
+from pptx.enum.shapes import MSO_CONNECTOR, MSO_SHAPE
+from pptx.util import Emu, Pt
+
+from judge.render.pool import RenderPool
+
+SLIDE_W, SLIDE_H = 12192000, 6858000
+PX = SLIDE_W / 1600  # EMU per pixel of a 1600-px-wide layout
+NODES = {"Ingest": (80, 360), "Transform": (620, 360), "Serve": (1160, 360), "Audit": (620, 40)}
+BOX_W, BOX_H = 360, 140
+
+
+def _slide() -> tuple[Any, Any]:
+    prs = Presentation()
+    prs.slide_width, prs.slide_height = Emu(SLIDE_W), Emu(SLIDE_H)
+    return prs, prs.slides.add_slide(prs.slide_layouts[6])
+
+
+def _e(v: float) -> Emu:
+    return Emu(int(v * PX))
+
+
+def _boxes(slide: Any) -> None:
+    for text, (x, y) in NODES.items():
+        s = slide.shapes.add_shape(MSO_SHAPE.RECTANGLE, _e(x), _e(y), _e(BOX_W), _e(BOX_H))
+        s.fill.solid()
+        s.fill.fore_color.rgb = RGBColor(0xDD, 0xE8, 0xF5)
+        s.line.color.rgb = RGBColor(0x1F, 0x3A, 0x5F)
+        s.text_frame.text = text
+        run = s.text_frame.paragraphs[0].runs[0]
+        run.font.size, run.font.color.rgb = Pt(18), RGBColor(0, 0, 0)
+
+
+EDGES = (("Ingest", "Transform"), ("Transform", "Serve"), ("Transform", "Audit"))
+
+
+def _ends(a: str, b: str) -> tuple[tuple[float, float], tuple[float, float]]:
+    (ax, ay), (bx, by) = NODES[a], NODES[b]
+    if ay == by:  # side by side: right edge to left edge
+        return (ax + BOX_W, ay + BOX_H / 2), (bx, by + BOX_H / 2)
+    return (ax + BOX_W / 2, ay), (bx + BOX_W / 2, by + BOX_H)  # below to above
+
+
+def _reference(path: Path) -> None:
+    prs, slide = _slide()
+    _boxes(slide)
+    for a, b in EDGES:
+        (x0, y0), (x1, y1) = _ends(a, b)
+        c = slide.shapes.add_connector(MSO_CONNECTOR.STRAIGHT, _e(x0), _e(y0), _e(x1), _e(y1))
+        c.line.width = Pt(2.5)
+        c.line.color.rgb = RGBColor(0x40, 0x40, 0x40)
+        ln = c.line._get_or_add_ln()
+        ln.append(ln.makeelement("{http://schemas.openxmlformats.org/drawingml/2006/main}tailEnd",
+                                 {"type": "triangle"}))  # fmt: skip
+    prs.save(str(path))
+
+
+def _block_deck(path: Path, reversed_edge: tuple[str, str] | None = None) -> None:
+    """The edges as block arrows: a ``rightArrow`` laid along each, rotated to point at its
+    target (``reversed_edge`` points the other way)."""
+    import math
+
+    prs, slide = _slide()
+    _boxes(slide)
+    for a, b in EDGES:
+        (x0, y0), (x1, y1) = _ends(a, b)
+        if (a, b) == reversed_edge:
+            (x0, y0), (x1, y1) = (x1, y1), (x0, y0)
+        length, thick = math.hypot(x1 - x0, y1 - y0) - 16, 44
+        cx, cy = (x0 + x1) / 2, (y0 + y1) / 2
+        s = slide.shapes.add_shape(MSO_SHAPE.RIGHT_ARROW, _e(cx - length / 2), _e(cy - thick / 2),
+                                   _e(length), _e(thick))  # fmt: skip
+        s.rotation = math.degrees(math.atan2(y1 - y0, x1 - x0))
+        s.fill.solid()
+        s.fill.fore_color.rgb = RGBColor(0x70, 0x70, 0x70)
+        s.line.fill.background()
+    prs.save(str(path))
+
+
+def _judge(render_pool: RenderPool, tmp_path: Path, name: str, ref_png: Path, pptx: Path) -> Any:
+    from judge.engine.graph import make_context
+    from judge.render.prepare import prepare_pair
+    from judge.rundir import CaseDir
+    from judge.schema import Candidate
+    from judge.tools.semantic import semantic_comparison
+
+    cd = CaseDir(tmp_path / name)
+    cd.root.mkdir()
+    render_pool.render(pptx, cd.render_png)
+    pair = prepare_pair(ref_png, cd.render_png, cd.pair_png)
+    cand = Candidate(case_id=f"{name}/t", task_id="t", config_id=name, pptx=str(pptx),
+                     reference=str(ref_png))  # fmt: skip
+    ctx = make_context(cand, cd, pair, render_pool.export_svg)
+    return ctx, semantic_comparison(ctx)
+
+
+@pytest.mark.slow
+def test_block_arrows_are_edges_of_the_deck(render_pool: RenderPool, tmp_path: Path) -> None:
+    """Before, each block arrow was an unlabelled node of the deck and the deck had no edges,
+    so a block arrow pointing the wrong way was let through. Now the tree reads each one as an
+    edge from the shape at its tail to the shape at its tip (flips and rotation applied): the
+    faithful deck has no confirmed difference, the reversed one a confirmed reversal."""
+    from judge.tools.graphs import tree_graph
+
+    ref_png = tmp_path / "reference.png"
+    _reference(tmp_path / "reference.pptx")
+    render_pool.render(tmp_path / "reference.pptx", ref_png)
+    got: dict[str, list[dict[str, Any]]] = {}
+    for name, rev in (("faithful", None), ("reversed", ("Transform", "Serve"))):
+        pptx = tmp_path / f"{name}.pptx"
+        _block_deck(pptx, rev)
+        ctx, sc = _judge(render_pool, tmp_path, name, ref_png, pptx)
+        tree = tree_graph(ctx)
+        assert tree is not None
+        label = {n.id: n.label for n in tree.nodes}
+        assert sorted(label.values()) == sorted(NODES), "a block arrow was read as a node"
+        edges = {(label[e.src], label[e.dst]) for e in tree.edges if e.direction == "high"}
+        want = {rev[::-1] if (a, b) == rev else (a, b) for a, b in EDGES} if rev else set(EDGES)
+        assert edges == want, (name, sorted(edges))
+        got[name] = [d for d in sc["discrepancies"] if d["confirmed"]]
+    assert not got["faithful"], got["faithful"]
+    assert [(d["kind"], d["target"]) for d in got["reversed"]] == [
+        ("reversed_edge", 'edge "Transform" -> "Serve"')
+    ], got["reversed"]
