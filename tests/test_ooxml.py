@@ -284,3 +284,34 @@ def test_the_tree_reads_a_curved_edge_between_the_nodes_its_path_joins(tmp_path:
     assert {(names[e.src], names[e.dst], e.direction) for e in g.edges} == {
         ("Beta", "Alpha", "high")
     }
+
+
+def test_a_white_label_hiding_its_line_is_text_and_a_grey_one_a_node(tmp_path: Path) -> None:
+    """An edge label in a white-filled, unoutlined text box (the way a person hides the line
+    under it) is text; before, any filled text box was a node, and the connector's end was
+    then read as landing on the label. A grey-filled text box is still a node."""
+    from judge.tools.treeread import read_tree_graph
+
+    def build(slide) -> None:
+        for name, x in (("Alpha", 0.1), ("Beta", 0.7)):
+            s = slide.shapes.add_shape(MSO_SHAPE.RECTANGLE, *_emu(x, 0.4, 0.2, 0.15))
+            s.text_frame.text = name
+        mid = int(0.475 * SLIDE_H_EMU)
+        line = slide.shapes.add_connector(
+            MSO_CONNECTOR.STRAIGHT, int(0.3 * SLIDE_W_EMU), mid, int(0.7 * SLIDE_W_EMU), mid
+        )
+        ln = line.line._get_or_add_ln()
+        ln.append(ln.makeelement(qn("a:tailEnd"), {"type": "triangle"}))
+        for text, x, y, rgb in (("yes", 0.47, 0.45, "FFFFFF"), ("Gamma", 0.45, 0.1, "C0C0C0")):
+            tb = slide.shapes.add_textbox(*_emu(x, y, 0.08, 0.05))
+            tb.text_frame.text = text
+            tb.fill.solid()
+            tb.fill.fore_color.rgb = RGBColor.from_string(rgb)
+
+    deck = make_deck(tmp_path / "w.pptx", n_shapes=0, connectors=False, text_boxes=False,
+                     extra=build)  # fmt: skip
+    g = read_tree_graph(read_object_tree(deck), (1600, 900))
+    names = {n.id: n.label for n in g.nodes}
+    assert sorted(names.values()) == ["Alpha", "Beta", "Gamma"]
+    assert {(names[e.src], names[e.dst]) for e in g.edges} == {("Alpha", "Beta")}
+    assert "yes" in {p.get("title") for p in g.panels}

@@ -7,6 +7,10 @@
 * ``overlay`` -- each node an unlabelled shape with a separate text box over it, every other
   node grouped (shape + text); edges are open freeforms (polylines and sampled curves) with
   stealth arrowheads; icons are approximated by small native shapes in their colour.
+* ``handmade`` -- what a person redrawing the figure in PowerPoint makes: labelled autoshapes in
+  Arial at whole point sizes, each nudged a few pixels off the reference's place; edges never
+  glued (straight connectors and freeforms ending a little short of their nodes, medium
+  heads); edge labels in white-filled text boxes that hide the line under them; icons left out.
 
 The slide keeps the reference's aspect ratio (13.333 in wide); one reference pixel is
 ``SLIDE_W_EMU / width`` EMU. Saved bytes are deterministic (fixed core properties and zip times).
@@ -15,6 +19,7 @@ The slide keeps the reference's aspect ratio (13.333 in wide); one reference pix
 from __future__ import annotations
 
 import io
+from dataclasses import replace
 from typing import Any, Literal
 
 from lxml import etree
@@ -31,8 +36,14 @@ from generation.realfig.geometry import Pt as XY
 from generation.realfig.geometry import route
 from generation.realfig.model import BoxT, E, Fig, N, T
 
-Construction = Literal["shapes", "overlay"]
+Construction = Literal["shapes", "overlay", "handmade"]
 CONSTRUCTIONS: tuple[Construction, ...] = ("shapes", "overlay")
+"""The constructions the defect variants alternate between (``handmade`` is faithful only)."""
+HAND_NUDGE_PX = 3.0
+"""``handmade``: how far (reference pixels) a node is moved or resized, at most."""
+HAND_SHORT_PX = 2.0
+"""``handmade``: how far short of its nodes an edge ends."""
+HAND_FONT = "Arial"
 SLIDE_W_EMU = 12192000
 SLIDE_W_PT = 960.0
 """13.333 in."""
@@ -156,6 +167,14 @@ class _Deck:
 
     def node(self, n: N, index: int) -> None:
         fs = n.font_px or self.fig.font_px
+        if self.how == "handmade":  # nudged by hand: a few pixels, a different way each node
+            d = HAND_NUDGE_PX
+            dx, dy, dw = (
+                ((index * 7) % 5 - 2) / 2 * d,
+                ((index * 3) % 5 - 2) / 2 * d,
+                (index % 3 - 1) * d,
+            )
+            n = replace(n, box=(n.box[0] + dx, n.box[1] + dy, n.box[2] + dw, n.box[3]))
         x, y, w, h = n.box
         if n.shape == "plain":
             tb = self.textbox(n.box, n.label, fs, n.text, n.bold, n.top)
@@ -177,6 +196,9 @@ class _Deck:
             return
         if self.how == "shapes":
             self.text(shp.text_frame, n.label, fs, n.text, n.bold, n.top, wrap=wrap)
+        elif self.how == "handmade":
+            whole = round(fs * self.pt_per_px) / self.pt_per_px  # a whole point size
+            self.text(shp.text_frame, n.label, whole, n.text, n.bold, n.top, HAND_FONT, wrap)
         else:
             inset = 0.12 * w if n.shape in ("ellipse", "diamond", "hexagon") else 0.03 * w
             box = (x + inset, y + (0.04 * h if n.top else 0.1 * h), w - 2 * inset, 0.8 * h)
@@ -196,9 +218,10 @@ class _Deck:
             self.text(ring.text_frame, t.text, fs, t.colour)
             return
         tb = self.textbox(t.box, t.text, fs, t.colour, t.bold, family=family)
-        if t.fill:
+        fill = t.fill or ("FFFFFF" if self.how == "handmade" and t.role == "edge_label" else None)
+        if fill:
             tb.fill.solid()
-            tb.fill.fore_color.rgb = RGBColor.from_string(t.fill)
+            tb.fill.fore_color.rgb = RGBColor.from_string(fill)
 
     # ---------------------------------------------------------------------------------------
     def edge(self, e: E) -> None:
@@ -210,10 +233,14 @@ class _Deck:
             line = self._connector(e, [pts[0], pts[-1]], MSO_CONNECTOR.CURVE)
         elif self.how == "overlay" and len(pts) == 2:
             line = self._connector(e, pts, glue=False)
+        elif self.how == "handmade":
+            pts = _shortened(pts, HAND_SHORT_PX)
+            line = self._connector(e, pts, glue=False) if len(pts) == 2 else self._freeform(pts)
         else:
             line = self._freeform(pts)
         self._line_style(line, e.colour or self.fig.edge_colour, e.width_px, e.dashed)
-        self._heads(line, e.both, "triangle" if self.how == "shapes" else "stealth")
+        kind = {"shapes": "triangle", "overlay": "stealth", "handmade": "triangle"}[self.how]
+        self._heads(line, e.both, kind, "med" if self.how == "handmade" else "lg")
 
     def _connector(self, e: E, pts: list[XY], kind: Any = None, glue: bool = True) -> Any:
         if kind is None:
@@ -261,7 +288,7 @@ class _Deck:
         if dashed:
             line.line.dash_style = MSO_LINE_DASH_STYLE.DASH
 
-    def _heads(self, line: Any, both: bool, kind: str) -> None:
+    def _heads(self, line: Any, both: bool, kind: str, size: str = "lg") -> None:
         ln = line.line._get_or_add_ln()
         for tag in ("a:headEnd", "a:tailEnd"):
             for old in ln.findall(qn(tag)):
@@ -270,8 +297,8 @@ class _Deck:
         for tag in ends:
             el = etree.SubElement(ln, qn(tag))
             el.set("type", kind)
-            el.set("w", "lg")
-            el.set("len", "lg")
+            el.set("w", size)
+            el.set("len", size)
 
     def loose_lines(self) -> None:
         for ln in self.fig.lines:
@@ -304,6 +331,18 @@ class _Deck:
         buf = io.BytesIO()
         self.prs.save(buf)
         return _fixed_zip(buf.getvalue())
+
+
+def _shortened(pts: list[XY], by: float) -> list[XY]:
+    """``pts`` with its first and last segments ``by`` pixels shorter (never below half)."""
+    out = list(pts)
+    for end, nxt in ((0, 1), (len(pts) - 1, len(pts) - 2)):
+        (x0, y0), (x1, y1) = pts[end], pts[nxt]
+        seg = ((x1 - x0) ** 2 + (y1 - y0) ** 2) ** 0.5
+        if seg > 0:
+            k = min(by, seg / 2) / seg
+            out[end] = (x0 + (x1 - x0) * k, y0 + (y1 - y0) * k)
+    return out
 
 
 def build_deck(fig: Fig, how: Construction, nowrap: frozenset[str] = frozenset()) -> bytes:

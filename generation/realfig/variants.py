@@ -3,7 +3,8 @@
 Targets are chosen by rules on the spec (never by figure id), so every figure gets the same
 kinds of change:
 
-* ``faithful_shapes`` / ``faithful_overlay`` -- the two constructions, unchanged (pass);
+* ``faithful_shapes`` / ``faithful_overlay`` / ``faithful_handmade`` -- the three
+  constructions, unchanged (pass);
 * ``reversed_edge`` -- the longest one-way edge between two labelled nodes flips (semantic);
 * ``missing_node`` -- the labelled node with the most edges (ties: reading order) and its
   edges are left out (semantic);
@@ -342,6 +343,7 @@ VARIANTS: dict[str, Variant] = {
     for v in (
         Variant("faithful_shapes", "pass", _fixed("shapes")),
         Variant("faithful_overlay", "pass", _fixed("overlay")),
+        Variant("faithful_handmade", "pass", _fixed("handmade")),
         Variant("reversed_edge", "semantic", _reversed),
         Variant("missing_node", "semantic", _missing),
         Variant("wrong_endpoint", "semantic", _wrong_endpoint),

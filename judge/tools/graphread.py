@@ -324,8 +324,9 @@ def read_raster_graph(
         ]
         g.panels.append({"box": list(box), "title": " ".join(title[:1]), "blob": i})
     seen: set[tuple[str, str]] = set()
-    for ln in [*lines, *bridged_lines(lines)]:
+    for ln, sure in [*((ln, True) for ln in lines), *bridged_lines(lines)]:
         for ea, eb, how in ln.edges():
+            how = how if sure or how != "high" else "medium"
             if ea not in ids or eb not in ids:
                 continue
             key = (ids[ea], ids[eb])

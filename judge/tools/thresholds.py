@@ -432,6 +432,10 @@ arrowhead (text or an outline inside would make it a small node)."""
 TREE_MIN_SIDE_FRAC = 0.01
 """Object-tree shapes thinner than this share of the render's short side are not nodes."""
 
+TEXT_MASK_MIN_CHANNEL = 250
+"""A shape holding text with no outline and a fill this close to white (every channel at least
+this) only hides what is under its text (an edge label set on its line): text, not a node."""
+
 PANEL_AREA_RATIO = 2.5
 """A tree shape holding two or more shapes is a panel when its area exceeds the largest held
 shape's by this factor (a node with a text box inside is not a panel)."""

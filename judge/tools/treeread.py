@@ -13,6 +13,7 @@ from judge.tools.thresholds import (
     ENDPOINT_TOLERANCE_FRAC,
     PANEL_AREA_RATIO,
     ROUNDRECT_DEFAULT_RADIUS,
+    TEXT_MASK_MIN_CHANNEL,
     TREE_MIN_SIDE_FRAC,
 )
 
@@ -112,6 +113,14 @@ def _block_arrow_edges(
     return out
 
 
+def _masks_text(o: SlideObject) -> bool:
+    """Text on a white body with no outline: a label hiding the line under it, not a node."""
+    if not o.text.strip() or o.line_rgb is not None or o.fill_rgb is None:
+        return False
+    rgb = o.fill_rgb.lstrip("#")
+    return all(int(rgb[i : i + 2], 16) >= TEXT_MASK_MIN_CHANNEL for i in (0, 2, 4))
+
+
 def _px_box(o: SlideObject, w: int, h: int) -> tuple[float, float, float, float]:
     return (o.bbox.x * w, o.bbox.y * h, o.bbox.w * w, o.bbox.h * h)
 
@@ -153,10 +162,17 @@ def read_tree_graph(tree: ObjectTree, size: tuple[int, int]) -> Graph:
     boxes = {o.id: _px_box(o, w, h) for o in objs}
     min_side = TREE_MIN_SIDE_FRAC * min(w, h)
     shapes = [
-        o for o in objs if o.type != "text_box" or o.fill_rgb is not None or o.line_rgb is not None
+        o
+        for o in objs
+        if (o.type != "text_box" or o.fill_rgb is not None or o.line_rgb is not None)
+        and not _masks_text(o)
     ]
     shapes = [o for o in shapes if min(boxes[o.id][2], boxes[o.id][3]) >= min_side]
-    texts = [o for o in objs if o.type == "text_box" and o not in shapes and o.text.strip()]
+    texts = [
+        o
+        for o in objs
+        if (o.type == "text_box" or _masks_text(o)) and o not in shapes and o.text.strip()
+    ]
     # panels: shapes holding 2+ other shapes
     panel_ids = set()
     for o in shapes:
