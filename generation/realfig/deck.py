@@ -1,4 +1,4 @@
-"""Candidate decks from a real figure's spec (python-pptx), in two faithful constructions.
+"""Candidate decks from a real figure's spec (python-pptx), in three faithful constructions.
 
 * ``shapes``  -- each node one labelled autoshape (rectangle, rounded, ellipse, diamond, can,
   hexagon, document, or a bare text box); edges are connectors, glued to the side middles of
@@ -7,13 +7,15 @@
 * ``overlay`` -- each node an unlabelled shape with a separate text box over it, every other
   node grouped (shape + text); edges are open freeforms (polylines and sampled curves) with
   stealth arrowheads; icons are approximated by small native shapes in their colour.
-* ``handmade`` -- what a person redrawing the figure in PowerPoint makes: labelled autoshapes in
-  Arial at whole point sizes, each nudged a few pixels off the reference's place; edges never
-  glued (straight connectors and freeforms ending a little short of their nodes, medium
-  heads); edge labels in white-filled text boxes that hide the line under them; icons left out.
+* ``handmade`` -- what a person redrawing the figure in PowerPoint makes: on the default 16:9
+  slide, the figure fitted and centred; labelled autoshapes in Arial at whole point sizes,
+  each nudged a few pixels off the reference's place; edges never glued (straight connectors
+  and freeforms ending a little short of their nodes, medium heads); edge labels in
+  white-filled text boxes that hide the line under them; icons left out.
 
-The slide keeps the reference's aspect ratio (13.333 in wide); one reference pixel is
-``SLIDE_W_EMU / width`` EMU. Saved bytes are deterministic (fixed core properties and zip times).
+The slide keeps the reference's aspect ratio (13.333 in wide; ``handmade``: 16:9); one
+reference pixel is ``SLIDE_W_EMU / width`` EMU (``handmade``: as many as fit). Saved bytes are
+deterministic (fixed core properties and zip times).
 """
 
 from __future__ import annotations
@@ -45,8 +47,9 @@ HAND_SHORT_PX = 2.0
 """``handmade``: how far short of its nodes an edge ends."""
 HAND_FONT = "Arial"
 SLIDE_W_EMU = 12192000
-SLIDE_W_PT = 960.0
-"""13.333 in."""
+SLIDE_H_16_9_EMU = 6858000
+"""7.5 in: PowerPoint's default widescreen slide (``handmade`` decks)."""
+EMU_PER_PT = 12700
 GLUE_TOLERANCE_PX = 2.0
 """An edge end within this of a side's middle is glued to that side (connection sites 0-3)."""
 SIDE_SITES = {"top": 0, "left": 1, "bottom": 2, "right": 3}
@@ -71,10 +74,16 @@ class _Deck:
         self.how = how
         w, h = fig.size
         self.k = SLIDE_W_EMU / w
-        self.pt_per_px = SLIDE_W_PT / w
+        slide_h = round(h * self.k)
+        self.ox = self.oy = 0.0
+        if how == "handmade":  # PowerPoint's default 16:9 slide, the figure fitted and centred
+            slide_h = SLIDE_H_16_9_EMU
+            self.k = min(SLIDE_W_EMU / w, slide_h / h)
+            self.ox, self.oy = (SLIDE_W_EMU - w * self.k) / 2, (slide_h - h * self.k) / 2
+        self.pt_per_px = self.k / EMU_PER_PT
         self.prs = Presentation()
         self.prs.slide_width = Emu(SLIDE_W_EMU)
-        self.prs.slide_height = Emu(round(h * self.k))
+        self.prs.slide_height = Emu(slide_h)
         self.slide = self.prs.slides.add_slide(self.prs.slide_layouts[6])
         for ph in list(self.slide.placeholders):
             ph._element.getparent().remove(ph._element)
@@ -83,7 +92,16 @@ class _Deck:
         self.nowrap: frozenset[str] = frozenset()
 
     def emu(self, px: float) -> Emu:
+        """A length in EMU."""
         return Emu(round(px * self.k))
+
+    def ex(self, px: float) -> Emu:
+        """An x position in EMU (the figure may sit off the slide's left edge)."""
+        return Emu(round(self.ox + px * self.k))
+
+    def ey(self, px: float) -> Emu:
+        """A y position in EMU."""
+        return Emu(round(self.oy + px * self.k))
 
     # ---------------------------------------------------------------------------------------
     def text(
@@ -146,7 +164,7 @@ class _Deck:
         host: Any = None,
     ) -> Any:
         x, y, w, h = box
-        tb = (host or self.shapes).add_textbox(self.emu(x), self.emu(y), self.emu(w), self.emu(h))
+        tb = (host or self.shapes).add_textbox(self.ex(x), self.ey(y), self.emu(w), self.emu(h))
         self.text(tb.text_frame, text, font_px, colour, bold, top, family)
         return tb
 
@@ -155,7 +173,7 @@ class _Deck:
         for p in self.fig.panels:
             x, y, w, h = p.box
             kind = MSO_SHAPE.ROUNDED_RECTANGLE if p.round else MSO_SHAPE.RECTANGLE
-            shp = self.shapes.add_shape(kind, self.emu(x), self.emu(y), self.emu(w), self.emu(h))
+            shp = self.shapes.add_shape(kind, self.ex(x), self.ey(y), self.emu(w), self.emu(h))
             if p.round:
                 shp.adjustments[0] = 0.08
             self.style(shp, p.fill, p.stroke, 1.5, p.dashed)
@@ -186,7 +204,7 @@ class _Deck:
         grouped = self.how == "overlay" and index % 2 == 1
         group = self.shapes.add_group_shape() if grouped else None
         host = group.shapes if group is not None else self.shapes
-        shp = host.add_shape(_SHAPES[n.shape], self.emu(x), self.emu(y), self.emu(w), self.emu(h))
+        shp = host.add_shape(_SHAPES[n.shape], self.ex(x), self.ey(y), self.emu(w), self.emu(h))
         shp.name = f"Node {n.key}"
         if n.shape == "round":
             shp.adjustments[0] = 0.12
@@ -212,7 +230,7 @@ class _Deck:
         if t.circled:
             x, y, w, h = t.box
             ring = self.shapes.add_shape(
-                MSO_SHAPE.OVAL, self.emu(x), self.emu(y), self.emu(w), self.emu(h)
+                MSO_SHAPE.OVAL, self.ex(x), self.ey(y), self.emu(w), self.emu(h)
             )
             self.style(ring, None, t.colour, 1.5)
             self.text(ring.text_frame, t.text, fs, t.colour)
@@ -247,7 +265,7 @@ class _Deck:
             kind = MSO_CONNECTOR.STRAIGHT if len(pts) == 2 else MSO_CONNECTOR.ELBOW
         (x0, y0), (x1, y1) = pts[0], pts[-1]
         line = self.shapes.add_connector(
-            kind, self.emu(x0), self.emu(y0), self.emu(x1), self.emu(y1)
+            kind, self.ex(x0), self.ey(y0), self.ex(x1), self.ey(y1)
         )
         if glue:
             for end, key, p in (("begin", e.src, pts[0]), ("end", e.dst, pts[-1])):
@@ -275,8 +293,8 @@ class _Deck:
         return None
 
     def _freeform(self, pts: list[XY]) -> Any:
-        b = self.shapes.build_freeform(self.emu(pts[0][0]), self.emu(pts[0][1]), scale=1.0)
-        b.add_line_segments([(self.emu(x), self.emu(y)) for x, y in pts[1:]], close=False)
+        b = self.shapes.build_freeform(self.ex(pts[0][0]), self.ey(pts[0][1]), scale=1.0)
+        b.add_line_segments([(self.ex(x), self.ey(y)) for x, y in pts[1:]], close=False)
         shp = b.convert_to_shape()
         shp.fill.background()
         return shp
@@ -314,8 +332,8 @@ class _Deck:
             x, y, w, h = ic.box
             shp = self.shapes.add_shape(
                 MSO_SHAPE.OVAL,
-                self.emu(x + w * 0.15),
-                self.emu(y + h * 0.15),
+                self.ex(x + w * 0.15),
+                self.ey(y + h * 0.15),
                 self.emu(w * 0.7),
                 self.emu(h * 0.7),
             )
