@@ -264,9 +264,7 @@ class _Deck:
         if kind is None:
             kind = MSO_CONNECTOR.STRAIGHT if len(pts) == 2 else MSO_CONNECTOR.ELBOW
         (x0, y0), (x1, y1) = pts[0], pts[-1]
-        line = self.shapes.add_connector(
-            kind, self.ex(x0), self.ey(y0), self.ex(x1), self.ey(y1)
-        )
+        line = self.shapes.add_connector(kind, self.ex(x0), self.ey(y0), self.ex(x1), self.ey(y1))
         if glue:
             for end, key, p in (("begin", e.src, pts[0]), ("end", e.dst, pts[-1])):
                 site = self._site(key, p)

@@ -8,7 +8,7 @@ knows what text the deck holds and what its connectors join:
 * a missing or renamed node is confirmed only when the candidate holds its label nowhere (no
   shape, text box or group member carries the text, and the render's OCR does not show it);
 * an invented node is confirmed only when the tree has a node with that text and the reference
-  shows the text nowhere;
+  shows the text nowhere, not even when read again at the node's place;
 * a reversed or rewired edge is confirmed when the tree agrees (or cannot tell, e.g. an open
   polyline whose drawing order it does not record) and the render reading is confident.
 
@@ -37,11 +37,12 @@ from judge.tools.graphread import (
     normalise_label,
 )
 from judge.tools.graphread import compare_graphs as compare_readings
-from judge.tools.ocr import box_to_frame, ocr_full
+from judge.tools.ocr import box_to_frame, ocr_full, ocr_image
 from judge.tools.thresholds import (
     EXTRA_TREE_MATCH_DISTANCE,
     HEAD_PROBE_TOLERANCE_FRAC,
     ICON_PLACE_MARGIN_FRAC,
+    LOOK_AGAIN_MARGIN_FRAC,
     OCR_CONFIDENT,
     PRESENT_MIN_CHARS,
     UNCONFIRMED_CONFIDENCE_FACTOR,
@@ -82,6 +83,8 @@ class Readings:
     ref_lines: list[LineComp] = field(default_factory=list)
     ren_lines: list[LineComp] = field(default_factory=list)
     """The line components each raster reading came from (their contacts carry the heads)."""
+    ref_img: np.ndarray | None = None
+    """The reference image (BGR), to read again where a check needs a closer look."""
 
 
 def _tree_texts(ctx: ToolContext) -> list[str]:
@@ -114,6 +117,7 @@ def readings(ctx: ToolContext) -> Readings:
         tree_kinds=tree_kinds,
         ref_lines=lines_cached(ctx, "reference"),
         ren_lines=lines_cached(ctx, "candidate"),
+        ref_img=ctx.image("reference"),
     )
 
 
@@ -179,30 +183,62 @@ def _long_enough(label: str, checks: list[str]) -> bool:
     return False
 
 
-def _on_reference_icon(r: Readings, c: GNode) -> tuple[float, float, float, float] | None:
-    """The reference icon (picture, logo) at the place of render node ``c``, if any: the
-    render's frame is mapped onto the reference's by the matched nodes (scale and shift per
-    axis, least squares), and ``c``'s centre must fall in the icon's box grown by
-    ``ICON_PLACE_MARGIN_FRAC`` of its size."""
-    if not r.ref.icons:
-        return None
+def _to_reference(r: Readings, p: tuple[float, float]) -> tuple[float, float]:
+    """A render point in the reference's frame: mapped by the matched nodes (scale and shift
+    per axis, least squares), or by the two images' sizes when fewer than two are matched."""
     pairs = [(r.ref.node(a).centre, r.ren.node(b).centre) for a, b in r.m_ren.pairs.items()]
     if len(pairs) < 2:
-        return None
-    ref_xy = np.array([p[0] for p in pairs], float)
-    ren_xy = np.array([p[1] for p in pairs], float)
+        return (
+            p[0] * r.ref.width / max(1, r.ren.width),
+            p[1] * r.ref.height / max(1, r.ren.height),
+        )
+    ref_xy = np.array([q[0] for q in pairs], float)
+    ren_xy = np.array([q[1] for q in pairs], float)
     at = []
     for k in (0, 1):
         if float(np.ptp(ren_xy[:, k])) < 1.0:  # all in one row or column: shift only
-            at.append(c.centre[k] + float(np.mean(ref_xy[:, k] - ren_xy[:, k])))
+            at.append(p[k] + float(np.mean(ref_xy[:, k] - ren_xy[:, k])))
         else:
             a, b = np.polyfit(ren_xy[:, k], ref_xy[:, k], 1)
-            at.append(a * c.centre[k] + b)
+            at.append(float(a * p[k] + b))
+    return (at[0], at[1])
+
+
+def _on_reference_icon(r: Readings, c: GNode) -> tuple[float, float, float, float] | None:
+    """The reference icon (picture, logo) at the place of render node ``c``, if any: ``c``'s
+    centre, mapped onto the reference (``_to_reference``), must fall in the icon's box grown by
+    ``ICON_PLACE_MARGIN_FRAC`` of its size."""
+    if not r.ref.icons or len(r.m_ren.pairs) < 2:
+        return None
+    at = _to_reference(r, c.centre)
     for box in r.ref.icons:
         x, y, w, h = box
         mx, my = ICON_PLACE_MARGIN_FRAC * w, ICON_PLACE_MARGIN_FRAC * h
         if x - mx <= at[0] <= x + w + mx and y - my <= at[1] <= y + h + my:
             return box
+    return None
+
+
+def _reference_reads_at(r: Readings, c: GNode) -> str | None:
+    """The text a second reading of the reference finds at render node ``c``'s place (its box
+    mapped onto the reference, grown by ``LOOK_AGAIN_MARGIN_FRAC``) if it reads like ``c``'s
+    label, else None."""
+    if r.ref_img is None or not c.label:
+        return None
+    (x0, y0), (x1, y1) = (
+        _to_reference(r, (c.box[0], c.box[1])),
+        _to_reference(r, (c.box[0] + c.box[2], c.box[1] + c.box[3])),
+    )
+    mx, my = LOOK_AGAIN_MARGIN_FRAC * (x1 - x0), LOOK_AGAIN_MARGIN_FRAC * (y1 - y0)
+    h, w = r.ref_img.shape[:2]
+    X0, Y0 = max(0, int(x0 - mx)), max(0, int(y0 - my))
+    X1, Y1 = min(w, int(math.ceil(x1 + mx))), min(h, int(math.ceil(y1 + my)))
+    if X1 - X0 < 8 or Y1 - Y0 < 8:
+        return None
+    lines = ocr_image(np.ascontiguousarray(r.ref_img[Y0:Y1, X0:X1]))
+    texts = [ln.text for ln in lines]
+    if Corpus.of(texts).has(c.label) or Corpus.of([" ".join(texts)]).has(c.label):
+        return " ".join(texts)
     return None
 
 
@@ -214,9 +250,12 @@ def _judge_extra(r: Readings, d: Discrepancy, c: GNode) -> Judged:
         checks.append("the reference has a picture or logo at its place: an approximation of it")
         return Judged(d, False, c.confidence * UNCONFIRMED_CONFIDENCE_FACTOR, checks, icon, c.box)
     in_ref = r.ref_text.has(c.label)
+    in_tree = _tree_node_like(r, c.label)
     if in_ref:
         checks.append(f'the reference shows the text "{c.label}"')
-    in_tree = _tree_node_like(r, c.label)
+    elif (in_tree or r.tree is None) and (again := _reference_reads_at(r, c)) is not None:
+        in_ref = True  # the whole-image reading missed it
+        checks.append(f'read again at its place, the reference shows "{again}"')
     checks.append(
         f'the deck has a shape reading "{c.label}"' if in_tree else "no shape of the deck reads so"
     )
@@ -349,8 +388,14 @@ def absence_pass(r: Readings, found: list[Discrepancy]) -> list[Judged]:
             key,
             True,
         )
-        checks = ["the render's OCR shows it", "no reference text reads like it"]
-        out.append(Judged(d, True, 0.9, checks, cand_box=c.box if c else None))
+        checks = ["the render's OCR shows it", "the reference's OCR shows no text like it"]
+        box = c.box if c else t.box
+        again = _reference_reads_at(r, c or t)
+        if again is not None:  # the whole-image reading missed it
+            checks.append(f'read again at its place, the reference shows "{again}"')
+            out.append(Judged(d, False, 0.9 * UNCONFIRMED_CONFIDENCE_FACTOR, checks, cand_box=box))
+            continue
+        out.append(Judged(d, True, 0.9, checks, cand_box=box))
     return out
 
 

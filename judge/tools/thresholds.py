@@ -370,6 +370,11 @@ ICON_ATTACHED_MAX_FRAC = 0.15
 arrowheads and line stubs glued to its rim, not picture content (a matplotlib pill with two
 arrowheads touching it read as a picture)."""
 
+LOOK_AGAIN_MARGIN_FRAC = 0.5
+"""Before an invented node is confirmed, the reference is read again at its place (its box,
+mapped onto the reference and grown by this share of its size on every side): text detection
+on the whole image misses a label now and then that a crop reads plainly."""
+
 ICON_PLACE_MARGIN_FRAC = 0.5
 """A shape the deck adds where the reference shows a picture or logo (its centre, mapped onto
 the reference, within the icon's box grown by this share of its size) approximates the icon:
