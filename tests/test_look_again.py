@@ -38,6 +38,7 @@ def test_a_label_the_whole_image_reading_missed_is_no_invented_node(
     r.ref_text = Corpus.of([t for t in texts if t != "Audit"])
     for n in r.ref.nodes:
         n.label = "" if n.label == "Audit" else n.label
+    assert r.ref_img is not None
     r.ref_img = r.ref_img.copy()
     x, y, w, h = (int(v) for v in next(n.box for n in r.ren.nodes if n.label == "Audit"))
     r.ref_img[y : y + h, x : x + w] = 255  # the reference shows nothing there
