@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import cv2
 import numpy as np
+import pytest
 
 from generation.diagram import make_diagram
 from generation.draw import draw_reference
@@ -28,3 +29,31 @@ def test_ocr_reads_every_node_label_inside_its_node() -> None:
 
 def test_ocr_of_blank_image_is_empty() -> None:
     assert ocr_image(np.full((200, 300, 3), 255, np.uint8)) == []
+
+
+def test_an_image_read_before_is_not_read_again(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every candidate of a task is judged against one reference: its reading is kept (by the
+    image's content) and handed out as a copy, so one case's changes do not leak into the
+    next. A different image, or a different confidence floor, is read afresh."""
+    import judge.tools.ocr as ocr_mod
+
+    d = make_diagram("ocr-cache", 7)
+    img = cv2.cvtColor(np.asarray(draw_reference(d)), cv2.COLOR_RGB2BGR)
+    calls: list[tuple[int, ...]] = []
+    plain = ocr_mod._read
+
+    def counting(im: np.ndarray, conf: float) -> list[ocr_mod.OcrLine]:
+        calls.append(im.shape)
+        return plain(im, conf)
+
+    monkeypatch.setattr(ocr_mod, "_read", counting)
+    monkeypatch.setattr(ocr_mod, "_READ", type(ocr_mod._READ)())
+    first = ocr_image(img)
+    first[0].text = "changed by a caller"
+    again = ocr_image(img.copy())
+    assert len(calls) == 1, calls
+    assert again and again[0].text != "changed by a caller"
+    assert [ln.text for ln in again[1:]] == [ln.text for ln in first[1:]]
+    ocr_image(img, 0.99)
+    ocr_image(img[:, : img.shape[1] // 2])
+    assert len(calls) == 3, calls

@@ -8,8 +8,11 @@ image) unless a tool caller asks for the panel frame.
 
 from __future__ import annotations
 
+import copy
+import hashlib
 import logging
 import threading
+from collections import OrderedDict
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -23,6 +26,12 @@ from judge.tools.view import mapping, to_image_box
 _ENGINE: Any = None
 _ENGINE_LOCK = threading.Lock()
 _RUN_LOCK = threading.Lock()
+_READ: OrderedDict[tuple[str, float], list[OcrLine]] = OrderedDict()
+_READ_LOCK = threading.Lock()
+READ_CACHE_IMAGES = 16
+"""How many images' readings a process keeps: every candidate of a task is judged against the
+same reference, so its OCR (deterministic, ~1 s for a 2000 px figure) is done once, not once
+per candidate."""
 
 
 _MODEL_FILES = {
@@ -97,12 +106,32 @@ def _quad_box(quad: Any) -> tuple[float, float, float, float]:
 
 
 def ocr_image(img: np.ndarray, min_confidence: float = OCR_MIN_CONFIDENCE) -> list[OcrLine]:
-    """Read every text line of a BGR uint8 image; boxes in pixels of ``img``, reading order."""
+    """Read every text line of a BGR uint8 image; boxes in pixels of ``img``, reading order.
+
+    The last ``READ_CACHE_IMAGES`` images' readings are kept (by content hash): the same image
+    is read once per process."""
     if img.ndim != 3 or img.shape[0] < 4 or img.shape[1] < 4:
         return []
+    img = np.ascontiguousarray(img)
+    head = f"{img.shape}{img.dtype.str}".encode()
+    key = (hashlib.sha256(head + img.tobytes()).hexdigest(), min_confidence)
+    with _READ_LOCK:
+        if key in _READ:
+            _READ.move_to_end(key)
+            return copy.deepcopy(_READ[key])
+    lines = _read(img, min_confidence)
+    with _READ_LOCK:
+        _READ[key] = copy.deepcopy(lines)
+        while len(_READ) > READ_CACHE_IMAGES:
+            _READ.popitem(last=False)
+    return lines
+
+
+def _read(img: np.ndarray, min_confidence: float) -> list[OcrLine]:
+    """rapidocr's reading of ``img`` (C-contiguous), lines under ``min_confidence`` dropped."""
     eng = _engine()
     with _RUN_LOCK:
-        res = eng(np.ascontiguousarray(img), return_word_box=True)
+        res = eng(img, return_word_box=True)
     txts = res.txts or ()
     if not txts:
         return []
