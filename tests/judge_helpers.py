@@ -1,7 +1,8 @@
 """Helpers of the judge-engine tests: real decks (python-pptx), real images, real pairs.
 
-Not a test module: imported by test_agent, test_graph, test_runner, test_tools_view and
-test_backends.
+Not a test module: imported by test_agent, test_graph, test_runner, test_tools_view,
+test_backends, and the semantic-check tests (test_tools_icons, test_tools_blockarrows,
+test_look_again).
 """
 
 from __future__ import annotations
@@ -85,6 +86,22 @@ def make_context(tmp: Path, n_candidate_boxes: int = 3) -> ToolContext:
         pair=pair,
         object_tree=read_object_tree(deck),
     )
+
+
+def rendered_case(pool: Any, tmp: Path, name: str, ref_png: Path, pptx: Path) -> Any:
+    """Render ``pptx`` with ``pool`` (a ``RenderPool``) into ``tmp/name`` and return the tool
+    context of the case judged against ``ref_png`` (the engine's own ``make_context``)."""
+    from judge.engine.graph import make_context as engine_context
+    from judge.rundir import CaseDir
+    from judge.schema import Candidate
+
+    cd = CaseDir(tmp / name)
+    cd.root.mkdir()
+    pool.render(pptx, cd.render_png)
+    pair = prepare_pair(ref_png, cd.render_png, cd.pair_png)
+    cand = Candidate(case_id=f"{name}/t", task_id="t", config_id=name, pptx=str(pptx),
+                     reference=str(ref_png))  # fmt: skip
+    return engine_context(cand, cd, pair, pool.export_svg)
 
 
 def first_subtype(tax: Taxonomy) -> tuple[str, str, str]:

@@ -1,6 +1,7 @@
 """Before an invented node is confirmed, the reference is read again at the node's place: text
 detection over the whole image now and then misses a label that a crop of it reads plainly
-(rapidocr at 960 px missed "Ingest" in the block-arrow render of ``test_tools_blockarrows``).
+(rapidocr at 960 px missed "Ingest" in a LibreOffice render of a block-arrow deck; the test
+simulates that miss, so it does not depend on the detector's quirks).
 Rendered by LibreOffice, judged through the semantic checks."""
 
 from __future__ import annotations

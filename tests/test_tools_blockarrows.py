@@ -8,23 +8,16 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from pptx import Presentation
 from pptx.dml.color import RGBColor
 from pptx.enum.shapes import MSO_CONNECTOR, MSO_SHAPE
 from pptx.util import Emu, Pt
 
 from judge.render.pool import RenderPool
+from tests.judge_helpers import rendered_case
+from tests.test_tools_icons import PX, _box, _slide
 
-SLIDE_W, SLIDE_H = 12192000, 6858000
-PX = SLIDE_W / 1600  # EMU per pixel of a 1600-px-wide layout
 NODES = {"Ingest": (80, 360), "Transform": (620, 360), "Serve": (1160, 360), "Audit": (620, 40)}
 BOX_W, BOX_H = 360, 140
-
-
-def _slide() -> tuple[Any, Any]:
-    prs = Presentation()
-    prs.slide_width, prs.slide_height = Emu(SLIDE_W), Emu(SLIDE_H)
-    return prs, prs.slides.add_slide(prs.slide_layouts[6])
 
 
 def _e(v: float) -> Emu:
@@ -33,13 +26,7 @@ def _e(v: float) -> Emu:
 
 def _boxes(slide: Any) -> None:
     for text, (x, y) in NODES.items():
-        s = slide.shapes.add_shape(MSO_SHAPE.RECTANGLE, _e(x), _e(y), _e(BOX_W), _e(BOX_H))
-        s.fill.solid()
-        s.fill.fore_color.rgb = RGBColor(0xDD, 0xE8, 0xF5)
-        s.line.color.rgb = RGBColor(0x1F, 0x3A, 0x5F)
-        s.text_frame.text = text
-        run = s.text_frame.paragraphs[0].runs[0]
-        run.font.size, run.font.color.rgb = Pt(18), RGBColor(0, 0, 0)
+        _box(slide, x, y, BOX_W, BOX_H, text)
 
 
 EDGES = (("Ingest", "Transform"), ("Transform", "Serve"), ("Transform", "Audit"))
@@ -89,19 +76,9 @@ def _block_deck(path: Path, reversed_edge: tuple[str, str] | None = None) -> Non
 
 
 def _judge(render_pool: RenderPool, tmp_path: Path, name: str, ref_png: Path, pptx: Path) -> Any:
-    from judge.engine.graph import make_context
-    from judge.render.prepare import prepare_pair
-    from judge.rundir import CaseDir
-    from judge.schema import Candidate
     from judge.tools.semantic import semantic_comparison
 
-    cd = CaseDir(tmp_path / name)
-    cd.root.mkdir()
-    render_pool.render(pptx, cd.render_png)
-    pair = prepare_pair(ref_png, cd.render_png, cd.pair_png)
-    cand = Candidate(case_id=f"{name}/t", task_id="t", config_id=name, pptx=str(pptx),
-                     reference=str(ref_png))  # fmt: skip
-    ctx = make_context(cand, cd, pair, render_pool.export_svg)
+    ctx = rendered_case(render_pool, tmp_path, name, ref_png, pptx)
     return ctx, semantic_comparison(ctx)
 
 

@@ -148,11 +148,8 @@ def test_a_shape_standing_for_a_reference_logo_is_no_invented_node(
     """The reference shows three nodes and a logo with no caption. A deck that approximates the
     logo with a labelled native box at its place has no confirmed extra node (icons may be
     approximated or left out); the same box where the reference shows nothing is one."""
-    from judge.engine.graph import make_context
-    from judge.render.prepare import prepare_pair
-    from judge.rundir import CaseDir
-    from judge.schema import Candidate
     from judge.tools.semantic import semantic_comparison
+    from tests.judge_helpers import rendered_case
 
     nodes = [(100, 300, "Sensor input"), (600, 300, "Feature decoder"), (1100, 300, "Planner")]
 
@@ -172,14 +169,7 @@ def test_a_shape_standing_for_a_reference_logo_is_no_invented_node(
     render_pool.render(deck("reference", None), ref_png)
     extra: dict[str, list[dict[str, Any]]] = {}
     for name, at in (("approximated", (660, 600)), ("invented", (1300, 40))):
-        pptx = deck(name, at)
-        cd = CaseDir(tmp_path / name)
-        cd.root.mkdir()
-        render_pool.render(pptx, cd.render_png)
-        pair = prepare_pair(ref_png, cd.render_png, cd.pair_png)
-        cand = Candidate(case_id=f"{name}/t", task_id="t", config_id=name, pptx=str(pptx),
-                         reference=str(ref_png))  # fmt: skip
-        ctx = make_context(cand, cd, pair, render_pool.export_svg)
+        ctx = rendered_case(render_pool, tmp_path, name, ref_png, deck(name, at))
         extra[name] = [d for d in semantic_comparison(ctx)["discrepancies"]
                        if d["kind"] == "extra_node" and d["confirmed"]]  # fmt: skip
     assert not extra["approximated"], extra["approximated"]
