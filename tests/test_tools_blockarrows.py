@@ -87,8 +87,9 @@ def test_block_arrows_are_edges_of_the_deck(render_pool: RenderPool, tmp_path: P
     """Before, each block arrow was an unlabelled node of the deck and the deck had no edges,
     so a block arrow pointing the wrong way was let through. Now the tree reads each one as an
     edge from the shape at its tail to the shape at its tip (flips and rotation applied): the
-    faithful deck has no confirmed difference, the reversed one a confirmed reversal."""
-    from judge.tools.graphs import tree_graph
+    faithful deck has no confirmed difference, the reversed one a confirmed reversal. The
+    render's raster reading reads each block arrow's direction too (before: undirected)."""
+    from judge.tools.graphs import raster_graph, tree_graph
 
     ref_png = tmp_path / "reference.png"
     _reference(tmp_path / "reference.pptx")
@@ -105,6 +106,13 @@ def test_block_arrows_are_edges_of_the_deck(render_pool: RenderPool, tmp_path: P
         edges = {(label[e.src], label[e.dst]) for e in tree.edges if e.direction == "high"}
         want = {rev[::-1] if (a, b) == rev else (a, b) for a, b in EDGES} if rev else set(EDGES)
         assert edges == want, (name, sorted(edges))
+        # the render's raster reading sees each block arrow's head too (a wedge twice as wide
+        # as its shaft, no thicker than it)
+        ren = raster_graph(ctx, "candidate")
+        rl = {n.id: n.label for n in ren.nodes}
+        directed = {(rl[e.src], rl[e.dst]) for e in ren.edges if e.direction in ("high", "medium")}
+        assert {e for e in want if "Ingest" not in e} <= directed, (name, sorted(directed))
+        assert not {(b, a) for a, b in want} & directed, (name, sorted(directed))
         got[name] = [d for d in sc["discrepancies"] if d["confirmed"]]
     assert not got["faithful"], got["faithful"]
     assert [(d["kind"], d["target"]) for d in got["reversed"]] == [

@@ -23,6 +23,12 @@ from judge.tools.nodes import Blob, blobs_cached, border_bgr, channel_max, erode
 from judge.tools.ocr import box_to_frame, ocr_full
 from judge.tools.strokes import stroke_joins
 from judge.tools.thresholds import (
+    BLOCK_BACK_WIDTHS,
+    BLOCK_HEAD_WIDTHS,
+    BLOCK_MIN_SHAFT_PX,
+    BLOCK_SPREAD_RATIO,
+    BLOCK_TIP_MAX_FRAC,
+    BLOCK_TIP_WIDTHS,
     CONTACT_MARGIN_PER_KPX,
     CONTACT_MARGIN_WIDTHS,
     DASH_CLOSE_PER_KPX,
@@ -307,6 +313,12 @@ def detect_lines(
                 and spread >= wd + 2 * HEAD_MIN_EXTRA_PX
                 and 0 < behind <= HEAD_BEHIND_MAX_WIDTHS * wd
             )
+            if not head and wd >= BLOCK_MIN_SHAFT_PX:
+                mine = d2[k] <= (BLOCK_BACK_WIDTHS[1] * wd) ** 2
+                for j in range(len(touches)):
+                    if j != k:
+                        mine &= d2[k] <= d2[j]
+                head = _block_head(xs_abs[mine], ys_abs[mine], (px, py), wd)
             line.contacts.append(Contact(node, (round(px, 1), round(py, 1)), head, 2 * tmax))
         if len(touches) == 1:
             line.labels = _labels_reached(xs_abs, ys_abs, blocks)
@@ -524,6 +536,48 @@ def _end_spread(
         return float(hi - lo) + 1.0
 
     return extent(close), extent(back)
+
+
+def _block_head(xs: np.ndarray, ys: np.ndarray, point: tuple[float, float], wd: float) -> bool:
+    """A thick shaft ending in a wedge wider than itself that narrows to a point at ``point``:
+    a block arrow's head (PowerPoint's ``rightArrow``: twice the shaft; matplotlib's
+    ``simple``: 2.5 times). Its head is no thicker than the shaft, so the thickness test cannot
+    see it, and it is shorter than the open-head test's window (``HEAD_LENGTH_WIDTHS``)."""
+    dx, dy = xs - point[0], ys - point[1]
+    d = np.hypot(dx, dy)
+    lo, hi = BLOCK_BACK_WIDTHS
+    back = (d > lo * wd) & (d <= hi * wd)
+    near = d <= BLOCK_HEAD_WIDTHS * wd
+    if back.sum() < 4 or near.sum() < 4:
+        return False
+    ax, ay = float(dx[back].mean()), float(dy[back].mean())
+    n = math.hypot(ax, ay)
+    if n < 1e-6:
+        return False
+    ax, ay = ax / n, ay / n
+    along, across = dx * ax + dy * ay, -dx * ay + dy * ax
+
+    step = max(2.0, wd / 4)
+
+    def widths(sel: np.ndarray) -> list[float]:
+        """Width across the line of each slice (``step`` long) of the selected ink."""
+        out: list[float] = []
+        if not sel.any():
+            return out
+        for t0 in np.arange(float(along[sel].min()), float(along[sel].max()) + step, step):
+            cut = sel & (along >= t0) & (along < t0 + step)
+            if cut.sum() >= 2:
+                out.append(float(across[cut].max() - across[cut].min()) + 1.0)
+        return out
+
+    shaft = float(np.median(widths(back) or [0.0]))
+    wedge = max(widths(near & (along >= 0)) or [0.0])
+    tip = max(widths(near & (along < BLOCK_TIP_WIDTHS * wd)) or [0.0])
+    return (
+        shaft <= HEAD_BEHIND_MAX_WIDTHS * wd  # one plain shaft behind, not a fan
+        and wedge >= BLOCK_SPREAD_RATIO * shaft
+        and tip <= BLOCK_TIP_MAX_FRAC * wedge  # it narrows to its tip: not a bar or a T
+    )
 
 
 def _end_point(

@@ -126,6 +126,17 @@ heads 3-11 widths, plain ends 0.6-1.6)."""
 HEAD_BEHIND_MAX_WIDTHS = 1.5
 """... provided the ink behind the head is one plain shaft, at most this many widths wide."""
 
+BLOCK_MIN_SHAFT_PX = 5.0
+BLOCK_HEAD_WIDTHS = 2.5
+BLOCK_BACK_WIDTHS = (3.0, 5.0)
+BLOCK_SPREAD_RATIO = 1.6
+BLOCK_TIP_WIDTHS = 0.4
+BLOCK_TIP_MAX_FRAC = 0.6
+"""A block arrow's head: a shaft at least BLOCK_MIN_SHAFT_PX wide whose ink within
+BLOCK_HEAD_WIDTHS shaft widths of its end spreads BLOCK_SPREAD_RATIO times the shaft's width
+(measured BLOCK_BACK_WIDTHS widths back) and, within BLOCK_TIP_WIDTHS of the end, is at most
+BLOCK_TIP_MAX_FRAC of that spread wide (it narrows to a point)."""
+
 HEAD_CLEAR_WIDTHS = 1.0
 HEAD_CLEAR_MIN_PX = 2.0
 """Arrowheads are measured on ink at least this many line widths (and pixels) clear of the
