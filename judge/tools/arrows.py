@@ -346,9 +346,13 @@ def label_blocks(boxes: list[tuple[float, float, float, float]]) -> list[LabelBl
             i = parent[i]
         return i
 
-    for i, (ax, ay, aw, ah) in enumerate(boxes):
-        for j in range(i + 1, len(boxes)):
+    order = sorted(range(len(boxes)), key=lambda i: boxes[i][1])
+    for n, i in enumerate(order):
+        ax, ay, aw, ah = boxes[i]
+        for j in order[n + 1 :]:
             bx, by, bw, bh = boxes[j]
+            if by - (ay + ah) > LABEL_STACK_GAP_FRAC * ah:
+                break  # sorted by top: every later line starts lower still
             if min(ax + aw, bx + bw) <= max(ax, bx):
                 continue
             gap = max(by - (ay + ah), ay - (by + bh))
@@ -370,10 +374,15 @@ def label_blocks(boxes: list[tuple[float, float, float, float]]) -> list[LabelBl
 
 def _labels_reached(xs: np.ndarray, ys: np.ndarray, blocks: list[LabelBlock]) -> list[LabelBlock]:
     """The label blocks some of these pixels come within ``LABEL_BRIDGE_GAP_FRAC`` of."""
-    out = []
+    out: list[LabelBlock] = []
+    if xs.size == 0:
+        return out
+    lx0, lx1, ly0, ly1 = float(xs.min()), float(xs.max()), float(ys.min()), float(ys.max())
     for b in blocks:
         x, y, w, h, lh = b
         tol = max(2.0, LABEL_BRIDGE_GAP_FRAC * lh)
+        if x - tol > lx1 or x + w + tol < lx0 or y - tol > ly1 or y + h + tol < ly0:
+            continue  # nowhere near the line's box
         dx = np.maximum(np.maximum(x - xs, xs - (x + w)), 0.0)
         dy = np.maximum(np.maximum(y - ys, ys - (y + h)), 0.0)
         if bool((dx * dx + dy * dy <= tol * tol).any()):
