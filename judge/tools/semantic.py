@@ -225,10 +225,11 @@ def _reference_reads_at(r: Readings, c: GNode) -> str | None:
     label, else None."""
     if r.ref_img is None or not c.label:
         return None
-    (x0, y0), (x1, y1) = (
+    (ax, ay), (bx, by) = (
         _to_reference(r, (c.box[0], c.box[1])),
         _to_reference(r, (c.box[0] + c.box[2], c.box[1] + c.box[3])),
     )
+    x0, x1, y0, y1 = min(ax, bx), max(ax, bx), min(ay, by), max(ay, by)
     mx, my = LOOK_AGAIN_MARGIN_FRAC * (x1 - x0), LOOK_AGAIN_MARGIN_FRAC * (y1 - y0)
     h, w = r.ref_img.shape[:2]
     X0, Y0 = max(0, int(x0 - mx)), max(0, int(y0 - my))
