@@ -118,7 +118,12 @@ def _masks_text(o: SlideObject) -> bool:
     if not o.text.strip() or o.line_rgb is not None or o.fill_rgb is None:
         return False
     rgb = o.fill_rgb.lstrip("#")
-    return all(int(rgb[i : i + 2], 16) >= TEXT_MASK_MIN_CHANNEL for i in (0, 2, 4))
+    try:
+        return len(rgb) == 6 and all(
+            int(rgb[i : i + 2], 16) >= TEXT_MASK_MIN_CHANNEL for i in (0, 2, 4)
+        )
+    except ValueError:  # not RRGGBB: not a white mask
+        return False
 
 
 def _px_box(o: SlideObject, w: int, h: int) -> tuple[float, float, float, float]:
