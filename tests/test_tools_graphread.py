@@ -72,8 +72,9 @@ def _fan(labels: list[str], edges: list[tuple[int, int, str]]) -> Graph:
 
 def test_a_branching_line_read_backwards_is_confident_only_when_every_node_agrees() -> None:
     """The reference's fan (one line branching to two heads) reads ``medium``; the candidate
-    draws one branch back as a plain line. With every node read alike in both, the reversal is
-    confident (our matplotlib figure 8); with a node one reading lacks, it is not."""
+    draws one branch back, as a plain line or as a branch again. With every node read alike in
+    both, the reversal is confident (our matplotlib figure 8, Graphviz figure 3); with a node
+    one reading lacks, it is not."""
     labels = ["Feature Map", "Softmax", "Pooling"]
     ref = _fan(labels, [(0, 1, "medium"), (0, 2, "medium")])
     cand = _fan(labels, [(0, 1, "high"), (2, 0, "high")])
@@ -81,4 +82,11 @@ def test_a_branching_line_read_backwards_is_confident_only_when_every_node_agree
     assert [(d.kind, d.confident) for d in ds] == [("reversed_edge", True)]
     ref_more = _fan([*labels, "Tracker"], [(0, 1, "medium"), (0, 2, "medium")])
     _, ds = compare_graphs(ref_more, cand)
+    assert ("reversed_edge", False) in [(d.kind, d.confident) for d in ds]
+    # the candidate's reversed branch still leaves the fan's point with the other one (a
+    # branching line in its render too, our Graphviz figure 3): as sure, with every node alike
+    cand_fan = _fan(labels, [(0, 1, "medium"), (2, 0, "medium")])
+    _, ds = compare_graphs(ref, cand_fan)
+    assert [(d.kind, d.confident) for d in ds] == [("reversed_edge", True)]
+    _, ds = compare_graphs(ref_more, cand_fan)
     assert ("reversed_edge", False) in [(d.kind, d.confident) for d in ds]

@@ -482,7 +482,8 @@ def compare_graphs(ref: Graph, cand: Graph) -> tuple[Match, list[Discrepancy]]:
         return g.node(nid).label
 
     # the two readings agree on every node (each matched, labelled alike): a branching line's
-    # direction (``medium``) is then evidence enough against a plain line drawn the other way
+    # direction (``medium``) is then evidence enough, in either reading, against a line drawn
+    # the other way
     agreed = (
         not m.unmatched_a
         and not m.unmatched_b
@@ -512,7 +513,7 @@ def compare_graphs(ref: Graph, cand: Graph) -> tuple[Match, list[Discrepancy]]:
                         target,
                         f"the {cand.source} draws it {_q(lab(cand, cd))} -> {_q(lab(cand, cs))}",
                         key,
-                        e.direction in sure_ref and back.direction == "high",
+                        e.direction in sure_ref and back.direction in sure_ref,
                     )
                 )
             continue
