@@ -284,11 +284,12 @@ def detect_lines(
         d2 = [(xs_abs - px) ** 2 + (ys_abs - py) ** 2 for _, px, py in touches]
         for k, (node, px, py) in enumerate(touches):
             # look for the head only on this end's side of the line (short lines: the nearer half)
-            win = d2[k] <= (reach + margin) ** 2
-            win &= clear_of[ys_abs, xs_abs] > max(HEAD_CLEAR_MIN_PX, HEAD_CLEAR_WIDTHS * shaft * 2)
+            mine = np.ones(d2[k].shape, bool)
             for j in range(len(touches)):
                 if j != k:
-                    win &= d2[k] <= d2[j]
+                    mine &= d2[k] <= d2[j]
+            win = mine & (d2[k] <= (reach + margin) ** 2)
+            win &= clear_of[ys_abs, xs_abs] > max(HEAD_CLEAR_MIN_PX, HEAD_CLEAR_WIDTHS * shaft * 2)
             wd = line.thickness_px
             at = np.flatnonzero(win)
             bx, by, bw, bh = blobs[node].box
@@ -314,11 +315,8 @@ def detect_lines(
                 and 0 < behind <= HEAD_BEHIND_MAX_WIDTHS * wd
             )
             if not head and wd >= BLOCK_MIN_SHAFT_PX:
-                mine = d2[k] <= (BLOCK_BACK_WIDTHS[1] * wd) ** 2
-                for j in range(len(touches)):
-                    if j != k:
-                        mine &= d2[k] <= d2[j]
-                head = _block_head(xs_abs[mine], ys_abs[mine], (px, py), wd)
+                sel = mine & (d2[k] <= (BLOCK_BACK_WIDTHS[1] * wd) ** 2)
+                head = _block_head(xs_abs[sel], ys_abs[sel], (px, py), wd)
             line.contacts.append(Contact(node, (round(px, 1), round(py, 1)), head, 2 * tmax))
         if len(touches) == 1:
             line.labels = _labels_reached(xs_abs, ys_abs, blocks)

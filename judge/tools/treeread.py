@@ -96,17 +96,9 @@ def _block_arrow_edges(
     ends = {o.id: e for o in objs if (e := _block_arrow_ends(o, boxes[o.id])) is not None}
     others = [o for o in objs if o.id not in ends]
 
-    def nearest(p: tuple[float, float]) -> int | None:
-        best, bd = None, tol
-        for o in others:
-            d = _dist_to_box(p, boxes[o.id])
-            if d <= bd:
-                best, bd = o.id, d
-        return best
-
     out = []
     for oid, (tail, tip, both) in ends.items():
-        a, b = nearest(tail), nearest(tip)
+        a, b = _nearest_id(tail, others, boxes, tol), _nearest_id(tip, others, boxes, tol)
         if a is not None and b is not None and a != b:
             thick = min(boxes[oid][2], boxes[oid][3])
             out.append(_BlockEdge(oid, a, b, both, tail, tip, thick))
@@ -140,6 +132,21 @@ def _dist_to_box(p: tuple[float, float], box: tuple[float, float, float, float])
     dx = max(x - p[0], 0.0, p[0] - (x + w))
     dy = max(y - p[1], 0.0, p[1] - (y + h))
     return math.hypot(dx, dy)
+
+
+def _nearest_id(
+    p: tuple[float, float],
+    objs: list[SlideObject],
+    boxes: dict[int, tuple[float, float, float, float]],
+    tol: float,
+) -> int | None:
+    """The id of the object whose box is nearest ``p``, within ``tol`` (None: none that near)."""
+    best, bd = None, tol
+    for o in objs:
+        d = _dist_to_box(p, boxes[o.id])
+        if d <= bd:
+            best, bd = o.id, d
+    return best
 
 
 def _line_like(o: SlideObject) -> bool:
@@ -238,12 +245,8 @@ def read_tree_graph(tree: ObjectTree, size: tuple[int, int]) -> Graph:
     seen: set[tuple[str, str]] = set()
 
     def nearest(p: tuple[float, float]) -> str | None:
-        best, bd = None, tol
-        for o in node_objs:
-            d = _dist_to_box(p, boxes[o.id])
-            if d <= bd:
-                best, bd = node_of[o.id], d
-        return best
+        oid = _nearest_id(p, node_objs, boxes, tol)
+        return None if oid is None else node_of[oid]
 
     for o in tree.objects:
         if o.type not in LINE_TYPES and not _line_like(o):
