@@ -29,6 +29,32 @@ def test_every_spec_is_consistent_and_sized_like_its_figure() -> None:
         assert len([n for n in fig.nodes if n.label]) >= 3, fig.id
 
 
+def test_a_handmade_deck_is_what_a_person_builds_and_reads_as_the_same_graph(
+    tmp_path: Path,
+) -> None:
+    """``handmade``: the default 16:9 slide whatever the figure's shape, no connector glued,
+    edge labels in white boxes. Its object tree reads the same edges as the ``shapes`` deck's
+    (the white label boxes are text, not nodes)."""
+    from judge.tools.treeread import read_tree_graph
+
+    fig = next(f for f in SPECS if f.id == "dev14")  # portrait, two-line edge labels
+    graphs = {}
+    for how in ("shapes", "handmade"):
+        deck = tmp_path / f"{how}.pptx"
+        deck.write_bytes(build_deck(fig, how))
+        tree = read_object_tree(deck)
+        g = read_tree_graph(tree, (1600, 900))
+        names = {n.id: n.label for n in g.nodes}
+        graphs[how] = {(names[e.src], names[e.dst], e.direction) for e in g.edges}
+        if how == "handmade":
+            assert round(tree.slide_width_pt / tree.slide_height_pt, 3) == round(16 / 9, 3)
+            assert all(o.begin_id is None and o.end_id is None for o in tree.objects)
+            labels = [o for o in tree.objects if o.type == "text_box" and "->" in o.text]
+            assert labels and all(o.fill_rgb == "FFFFFF" for o in labels), labels
+            assert len(g.nodes) == len(fig.nodes), sorted(names.values())
+    assert graphs["handmade"] == graphs["shapes"]
+
+
 def test_folds_split_the_figures_in_two_halves() -> None:
     folds = [fold_of(f.id) for f in SPECS]
     assert folds.count(0) == folds.count(1) == 8
@@ -109,11 +135,8 @@ def test_a_reversed_connector_is_confirmed_by_reading_both_images_at_its_ends(
     line out of a diamond's tip is merged into a return bus), so only the head probe sees it:
     the render reads the deck's head where the deck puts it, the reference a head at the
     connector's tail. The faithful deck gets no such reason."""
-    from judge.engine.graph import make_context
-    from judge.render.prepare import prepare_pair
-    from judge.rundir import CaseDir
-    from judge.schema import Candidate
     from judge.tools.semantic import semantic_comparison
+    from tests.judge_helpers import rendered_case
 
     fig = next(f for f in SPECS if f.id == "dev10")
     ref = FIGURES / "dev10" / "reference.png"
@@ -122,13 +145,7 @@ def test_a_reversed_connector_is_confirmed_by_reading_both_images_at_its_ends(
         built = VARIANTS[name].make(fig, "overlay")
         deck = tmp_path / f"{name}.pptx"
         deck.write_bytes(build_deck(built.fig, built.construction, frozenset()))
-        cd = CaseDir(tmp_path / name)
-        cd.root.mkdir()
-        render_pool.render(deck, cd.render_png)
-        pair = prepare_pair(ref, cd.render_png, cd.pair_png)
-        cand = Candidate(case_id=f"{name}/dev10", task_id="dev10", config_id=name,
-                         pptx=str(deck), reference=str(ref))  # fmt: skip
-        ctx = make_context(cand, cd, pair, render_pool.export_svg)
+        ctx = rendered_case(render_pool, tmp_path, name, ref, deck)
         probed[name] = [
             d for d in semantic_comparison(ctx)["discrepancies"]
             if d["confirmed"] and any("connector's tail" in c for c in d["checks"])
