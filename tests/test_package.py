@@ -78,6 +78,16 @@ def test_not_a_zip_raises_package_error(tmp_path: Path) -> None:
         open_package(path)
 
 
+def test_an_ole2_file_is_named_as_encrypted_or_legacy(tmp_path: Path) -> None:
+    """PowerPoint saves a password-protected PPTX (and a legacy .ppt) as an OLE2 compound
+    file: its first sector starts with the OLE2 signature, and it has no zip directory."""
+    path = tmp_path / "protected.pptx"
+    header = bytes.fromhex("D0CF11E0A1B11AE1") + bytes(16) + bytes.fromhex("3E000300FEFF0900")
+    path.write_bytes(header + bytes(512 - len(header)) + bytes(4096))
+    with pytest.raises(PackageError, match="OLE2 compound file.*password-protected"):
+        open_package(path)
+
+
 def test_empty_file_raises_package_error(tmp_path: Path) -> None:
     path = tmp_path / "empty.pptx"
     path.write_bytes(b"")

@@ -449,6 +449,11 @@ def _main_part(pkg: SafePackage, where: str) -> str:
     raise PackageStructureError(f"{where}: no presentation part (not a PowerPoint package)")
 
 
+OLE2_MAGIC = bytes.fromhex("D0CF11E0A1B11AE1")
+"""First bytes of an OLE2 compound file: what PowerPoint writes for an encrypted PPTX or a
+legacy .ppt."""
+
+
 def open_package(path: Path | str, limits: Limits = DEFAULT_LIMITS) -> SafePackage:
     """Open a candidate package safely; see the module docstring for the three error kinds.
 
@@ -477,6 +482,11 @@ def open_package(path: Path | str, limits: Limits = DEFAULT_LIMITS) -> SafePacka
     fp = io.BytesIO(raw)
     count = _entry_count(fp, where)
     if count is None:
+        if raw.startswith(OLE2_MAGIC):
+            raise PackageError(
+                f"{where}: an OLE2 compound file, not an OOXML zip: a password-protected "
+                "(encrypted) PPTX or a legacy binary .ppt; save it as an unprotected .pptx"
+            )
         raise PackageError(f"{where}: not a zip archive (no end-of-central-directory record)")
     if count > limits.max_members:
         raise UnsafePackageError(f"{where}: {count} members exceed {limits.max_members}")
