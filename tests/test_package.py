@@ -84,7 +84,7 @@ def test_an_ole2_file_is_named_as_encrypted_or_legacy(tmp_path: Path) -> None:
     path = tmp_path / "protected.pptx"
     header = bytes.fromhex("D0CF11E0A1B11AE1") + bytes(16) + bytes.fromhex("3E000300FEFF0900")
     path.write_bytes(header + bytes(512 - len(header)) + bytes(4096))
-    with pytest.raises(PackageError, match="OLE2 compound file.*password-protected"):
+    with pytest.raises(PackageError, match=r"OLE2 compound file.*password-protected"):
         open_package(path)
 
 
