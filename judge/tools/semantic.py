@@ -379,7 +379,8 @@ def absence_pass(r: Readings, found: list[Discrepancy]) -> list[Judged]:
             continue  # the render does not show it: a reading or layout question, not proof
         if any(label_distance(t.label, x) <= EXTRA_TREE_MATCH_DISTANCE for x in labels):
             continue
-        c = next((m for m in r.ren.nodes if label_distance(m.label, t.label) <= 0.3), None)
+        near = EXTRA_TREE_MATCH_DISTANCE  # the render's reading of the deck's text
+        c = next((m for m in r.ren.nodes if label_distance(m.label, t.label) <= near), None)
         if c is not None and _on_reference_icon(r, c) is not None:
             continue  # a native approximation of a reference picture or logo
         d = Discrepancy(
