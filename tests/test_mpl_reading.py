@@ -232,3 +232,29 @@ def test_lines_stopping_at_their_label_are_one_edge(tmp_path: Path) -> None:
     truth = _labels_on_lines_figure(png)
     got = read(png)
     assert got == truth, (sorted(got), sorted(truth))
+
+
+@pytest.mark.slow
+def test_heads_stuck_to_their_node_are_read_as_heads(tmp_path: Path) -> None:
+    """Our matplotlib benchmark's figures 4 and 13: a thin ``-|>`` head ending on the bottom
+    rim of the pill it points at (figure 4, "Attention"; its blob is 29 px tall, the pill
+    26), and a thick ``fancy`` head lying over the rim of the ellipse it points at (figure 13,
+    "Decoder"). The opening that finds node blobs kept each head with its node, so the line
+    reader erased it with the node and the edge had no direction. The reader now erases only
+    the node's own pixels (``nodes.own_mask``: its fill, its label and its outline)."""
+    from generation.gvbench.spec import make_spec
+    from generation.mplbench.bench import task_id_for
+    from generation.mplbench.draw import draw_png
+    from generation.mplbench.layout import layout, make_style
+
+    for index, stuck in ((4, ("Sampler", "Attention")), (13, ("Classifier", "Decoder"))):
+        spec = make_spec(task_id_for(1234, index), index, 1234)
+        fig, st = layout(spec, make_style(spec, index, 1234))
+        png = tmp_path / f"mpl{index}.png"
+        png.write_bytes(draw_png(fig, st))
+        label = {n.key: n.label for n in fig.nodes}
+        truth = {(label[e.src], label[e.dst]) for e in fig.edges if e.src is not None}
+        assert stuck in truth
+        got = read(png)
+        assert stuck in got, (index, sorted(truth - got))
+        assert not {(b, a) for a, b in truth if (a, b) == stuck} & got, "read backwards"

@@ -19,7 +19,15 @@ import cv2
 import numpy as np
 
 from judge.tools.base import Tool, ToolContext, ToolOutput, memo
-from judge.tools.nodes import Blob, blobs_cached, border_bgr, channel_max, erode, ink_mask
+from judge.tools.nodes import (
+    Blob,
+    blobs_cached,
+    border_bgr,
+    channel_max,
+    erode,
+    ink_mask,
+    own_mask,
+)
 from judge.tools.ocr import box_to_frame, ocr_full
 from judge.tools.strokes import stroke_joins
 from judge.tools.thresholds import (
@@ -185,8 +193,8 @@ def detect_lines(
     for i, b in enumerate(blobs):
         x, y, w, h = b.box
         m = b.mask.astype(np.uint8)
-        if i in ep:
-            part = m
+        if i in ep:  # not a head or a stub the blob kept: the line is read up to the node
+            part = own_mask(img, b).astype(np.uint8)
         else:  # a container: erase only its outline ring
             s = int(max(2, b.stroke_px)) + 3
             part = ((m > 0) & ~(erode(m, s) > 0)).astype(np.uint8)

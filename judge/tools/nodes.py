@@ -37,6 +37,10 @@ from judge.tools.thresholds import (
     MAX_DEPTH,
     MIN_NODE_EXTENT,
     MIN_NODE_SIDE_PER_KPX,
+    OWN_MIN_KEEP_FRAC,
+    OWN_MIN_REGION_FRAC,
+    OWN_PIECE_MAX_SIDES,
+    OWN_RIM_SLACK_PX,
     RECT_MIN_EXTENT,
     ROUNDED_MIN_RADIUS_FRAC,
     SHADOW_MAX_DIFF,
@@ -311,6 +315,48 @@ def _stroke_width(sub: np.ndarray, mask: np.ndarray, stroke: Any, fill: Any) -> 
                 break
         runs.append(run)
     return float(np.median(runs))
+
+
+def own_mask(img: np.ndarray, b: Blob) -> np.ndarray:
+    """``b.mask`` without what sticks out of the node's fill and outline: an arrowhead ending
+    on its rim, or a thick line's stub, that the opening finding blobs kept with it (so a line
+    reader erasing the node does not erase them). Near the rim, what lies farther from the
+    fill-coloured region (with the label it encloses; specks of that colour under
+    ``(min_side / 2)**2`` pixels do not count) than the rim's median distance from it plus
+    ``OWN_RIM_SLACK_PX`` is cut, in pieces no longer than ``OWN_PIECE_MAX_SIDES`` node sides
+    (a band along a whole side is a shadow or a border), when that keeps
+    ``OWN_MIN_KEEP_FRAC`` of the mask. Else (no clear fill: a gradient, a picture; or too
+    much would go) the mask is returned whole."""
+    x, y, w, h = b.box
+    mask = b.mask.astype(bool)
+    sub = img[y : y + h, x : x + w]
+    min_side = scaled_px(MIN_NODE_SIDE_PER_KPX, img.shape, 8)
+    same = np.abs(sub.astype(np.int16) - np.asarray(b.interior_bgr, np.int16)).max(axis=2)
+    n, lab, stats, _c = cv2.connectedComponentsWithStats(
+        ((same <= INK_DIFF) & mask).astype(np.uint8), connectivity=4
+    )
+    pieces = [c for c in range(1, n) if stats[c, cv2.CC_STAT_AREA] >= (min_side // 2) ** 2]
+    if not pieces:
+        return mask
+    region = outside_of(np.isin(lab, pieces)) & mask
+    if region.sum() < OWN_MIN_REGION_FRAC * mask.sum():
+        return mask
+    dist = cv2.distanceTransform((~region).astype(np.uint8), cv2.DIST_L2, 3)
+    outer = outside_of(mask)
+    rim = outer & ~(erode(outer, 1) > 0)
+    if not rim.any():
+        return mask
+    stray = mask & (dist > float(np.median(dist[rim])) + OWN_RIM_SLACK_PX)
+    # a head or a stub is small; a band along a whole side is the node's shadow or border
+    n, lab, stats, _c = cv2.connectedComponentsWithStats(stray.astype(np.uint8), connectivity=8)
+    side = OWN_PIECE_MAX_SIDES * min_side
+    small = [
+        c
+        for c in range(1, n)
+        if max(stats[c, cv2.CC_STAT_WIDTH], stats[c, cv2.CC_STAT_HEIGHT]) <= side
+    ]
+    own = mask & ~np.isin(lab, small)
+    return own if own.sum() >= OWN_MIN_KEEP_FRAC * mask.sum() else mask
 
 
 def _scan(

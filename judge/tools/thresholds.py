@@ -50,6 +50,17 @@ MIN_NODE_SIDE_PER_KPX = 28.0
 """Smallest node side (px per 1000 px of the short side): a one-line label box at the smallest
 legible font is about 30 px tall at 720 px; arrowheads (10-20 px) stay below it."""
 
+OWN_MIN_REGION_FRAC = 0.5
+OWN_RIM_SLACK_PX = 2.0
+OWN_MIN_KEEP_FRAC = 0.85
+OWN_PIECE_MAX_SIDES = 3.0
+"""A node's own pixels (nodes.own_mask, erased before lines are read): its fill-coloured region
+(with the label it encloses) must be at least OWN_MIN_REGION_FRAC of its mask; what lies
+farther from that region than the rim's median distance plus OWN_RIM_SLACK_PX (its outline),
+in pieces no longer than OWN_PIECE_MAX_SIDES smallest node sides (a band along a whole side is
+a shadow or a border), is an arrowhead or a line's stub stuck to it, cut only when that keeps
+OWN_MIN_KEEP_FRAC of the mask."""
+
 MIN_NODE_EXTENT = 0.45
 """Smallest area / bounding-box-area of a node blob: rectangles ~1, ellipses 0.785, diamonds 0.5;
 below this a blob is a merge of lines and boxes, not a node."""
