@@ -320,7 +320,7 @@ def _stroke_width(sub: np.ndarray, mask: np.ndarray, stroke: Any, fill: Any) -> 
 def own_mask(img: np.ndarray, b: Blob) -> np.ndarray:
     """``b.mask`` without what sticks out of the node's fill and outline: an arrowhead ending
     on its rim, or a thick line's stub, that the opening finding blobs kept with it (so a line
-    reader erasing the node does not erase them). Near the rim, what lies farther from the
+    reader erasing the node does not erase them). What lies farther from the
     fill-coloured region (with the label it encloses; specks of that colour under
     ``(min_side / 2)**2`` pixels do not count) than the rim's median distance from it plus
     ``OWN_RIM_SLACK_PX`` is cut, in pieces no longer than ``OWN_PIECE_MAX_SIDES`` node sides
