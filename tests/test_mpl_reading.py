@@ -128,24 +128,33 @@ def test_outlined_diamonds_and_cylinders_are_nodes(
     assert found == {"Classifier", "Loss", "Deploy", "Memory"}
 
 
+def _benchmark_figure(
+    index: int, tmp_path: Path
+) -> tuple[Path, set[tuple[str, str]], tuple[str, tuple[int, int]]]:
+    """Figure ``index`` of our matplotlib benchmark (seed 1234) as a PNG in ``tmp_path``, its
+    directed edges by label, and its arrow style and size."""
+    from generation.gvbench.spec import make_spec
+    from generation.mplbench.bench import task_id_for
+    from generation.mplbench.draw import draw_png
+    from generation.mplbench.layout import layout, make_style
+
+    spec = make_spec(task_id_for(1234, index), index, 1234)
+    fig, st = layout(spec, make_style(spec, index, 1234))
+    png = tmp_path / f"mpl{index}.png"
+    png.write_bytes(draw_png(fig, st))
+    label = {n.key: n.label for n in fig.nodes}
+    truth = {(label[e.src], label[e.dst]) for e in fig.edges if e.src is not None}
+    return png, truth, (st.arrow, fig.size)
+
+
 def test_thick_arrows_stopping_short_reach_their_nodes(tmp_path: Path) -> None:
     """Our matplotlib benchmark's figure 12 (886 x 472 px): a chain of thick ``ax.arrow`` arrows
     with wide heads that stop 2 pt (6 px here) short of each box. The contact margin scales with
     the image's short side (6 px), too little for that gap at this line width. Before, no
     head touched its node and the short lines' heads were read at their tails: 1 of the 4
     edges between the first five boxes was read."""
-    from generation.gvbench.spec import make_spec
-    from generation.mplbench.bench import task_id_for
-    from generation.mplbench.draw import draw_png
-    from generation.mplbench.layout import layout, make_style
-
-    spec = make_spec(task_id_for(1234, 12), 12, 1234)
-    fig, st = layout(spec, make_style(spec, 12, 1234))
-    assert (st.arrow, fig.size) == ("arrow", (886, 472)), (st.arrow, fig.size)
-    png = tmp_path / "mpl12.png"
-    png.write_bytes(draw_png(fig, st))
-    label = {n.key: n.label for n in fig.nodes}
-    truth = {(label[e.src], label[e.dst]) for e in fig.edges if e.src is not None}
+    png, truth, (arrow, size) = _benchmark_figure(12, tmp_path)
+    assert (arrow, size) == ("arrow", (886, 472)), (arrow, size)
     got = read(png)
     assert not {(b, a) for a, b in truth} & got, "read backwards"
     # the last arrow runs into its edge label, which touches it: that one is left out
@@ -242,18 +251,8 @@ def test_heads_stuck_to_their_node_are_read_as_heads(tmp_path: Path) -> None:
     "Decoder"). The opening that finds node blobs kept each head with its node, so the line
     reader erased it with the node and the edge had no direction. The reader now erases only
     the node's own pixels (``nodes.own_mask``: its fill, its label and its outline)."""
-    from generation.gvbench.spec import make_spec
-    from generation.mplbench.bench import task_id_for
-    from generation.mplbench.draw import draw_png
-    from generation.mplbench.layout import layout, make_style
-
     for index, stuck in ((4, ("Sampler", "Attention")), (13, ("Classifier", "Decoder"))):
-        spec = make_spec(task_id_for(1234, index), index, 1234)
-        fig, st = layout(spec, make_style(spec, index, 1234))
-        png = tmp_path / f"mpl{index}.png"
-        png.write_bytes(draw_png(fig, st))
-        label = {n.key: n.label for n in fig.nodes}
-        truth = {(label[e.src], label[e.dst]) for e in fig.edges if e.src is not None}
+        png, truth, _style = _benchmark_figure(index, tmp_path)
         assert stuck in truth
         got = read(png)
         assert stuck in got, (index, sorted(truth - got))
