@@ -10,12 +10,16 @@
   seed and task count as ``synth``): references laid out and drawn by Graphviz (curved,
   orthogonal, polyline and arc splines, Graphviz arrowheads), decks rebuilt from the same
   layout, the real-figure variants; two folds by task, each reported alone. Needs ``dot``.
+* ``robust``: the hand-builder robustness benchmark (``generation.realfig.robust``): the
+  real figures' faithful ``shapes`` and ``handmade`` decks with one change each a person might
+  make (large stealth heads, lines 2.2 times as wide, another font 10 % smaller, the figure
+  centred on a slide 1.25 times as large); every case should pass (false rejections only).
 * ``mpl``: the matplotlib benchmark (``generation.mplbench.write_mpl_benchmark``, same seed and
   task count): the same seeded graphs laid out by hand on layers and drawn by matplotlib
   (``FancyArrowPatch`` in five arrow styles, hand-drawn box styles, some references through
   JPEG), the real-figure variants; two folds by task. Needs matplotlib (a dev dependency).
 
-``--bench both`` runs ``synth`` and ``real``; ``--bench all`` runs all four.
+``--bench both`` runs ``synth`` and ``real``; ``--bench all`` runs all five.
 
 For each it runs ``judge run --judge builtin`` and prints the gate confusion matrix, gate
 agreement, Cohen's kappa, faithful reconstructions passed, Stage 3 recall and a per-variant
@@ -29,6 +33,7 @@ Usage::
     .venv/bin/python bench/builtin_accuracy.py --bench real [--rejudge] [--out /tmp/acc]
     .venv/bin/python bench/builtin_accuracy.py --bench graphviz --tasks 12 --workers 1
     .venv/bin/python bench/builtin_accuracy.py --bench mpl --tasks 14
+    .venv/bin/python bench/builtin_accuracy.py --bench robust
 
 Targets (issue 10): real figures: agreement >= 0.85, kappa >= 0.70, >= 90 % of faithful
 reconstructions passed, in both folds; synthetic: agreement >= 0.95.
@@ -270,6 +275,10 @@ def build(kind: str, bench: Path, seed: int, tasks: int) -> None:
         from generation.mplbench import write_mpl_benchmark
 
         write_mpl_benchmark(bench, seed, tasks, force=True)
+    elif kind == "robust":
+        from generation.realfig.robust import write_robust_benchmark
+
+        write_robust_benchmark(bench, force=True)
     else:
         from generation.realfig.bench import write_realfig_benchmark
 
@@ -280,9 +289,9 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument(
         "--bench",
-        choices=["synth", "real", "graphviz", "mpl", "both", "all"],
+        choices=["synth", "real", "graphviz", "mpl", "robust", "both", "all"],
         default="both",
-        help="benchmark(s) to measure: both = synth + real, all = synth + real + graphviz + mpl",
+        help="benchmark(s) to measure: both = synth + real, all = every one",
     )
     ap.add_argument("--seed", type=int, default=1234)
     ap.add_argument("--tasks", type=int, default=10)
@@ -295,7 +304,7 @@ def main() -> int:
     )
     ap.add_argument("--quiet", action="store_true", help="do not list disagreements")
     args = ap.parse_args()
-    groups = {"both": ["synth", "real"], "all": ["synth", "real", "graphviz", "mpl"]}
+    groups = {"both": ["synth", "real"], "all": ["synth", "real", "graphviz", "mpl", "robust"]}
     kinds = groups.get(args.bench, [args.bench])
     failed = []
     for kind in kinds:
@@ -323,16 +332,18 @@ def main() -> int:
             "real": "real figures",
             "graphviz": f"Graphviz-drawn (seed {args.seed})",
             "mpl": f"matplotlib-drawn (seed {args.seed})",
+            "robust": "hand-builder changes to faithful real-figure decks",
         }[kind]
         report(f"{name}, builtin judge, {how}", labels, results, not args.quiet)
-        if kind in ("real", "graphviz", "mpl"):
+        if kind in ("real", "graphviz", "mpl", "robust"):
             folds = json.loads((bench / "bench.json").read_text())["folds"]
             for k in (0, 1):
                 sub = {c: lb for c, lb in labels.items() if folds[lb["task_id"]] == k}
                 if not sub:
                     continue
                 figs = sorted({lb["task_id"] for lb in sub.values()})
-                what = {"real": "real figures", "graphviz": "Graphviz", "mpl": "matplotlib"}[kind]
+                what = {"real": "real figures", "graphviz": "Graphviz", "mpl": "matplotlib",
+                        "robust": "hand-builder changes"}[kind]  # fmt: skip
                 report(f"{what} fold {k} ({', '.join(figs)})", sub, results, False)
     return 2 if failed else 0
 

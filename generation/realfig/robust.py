@@ -1,0 +1,174 @@
+"""The hand-builder robustness benchmark: faithful real-figure decks with the changes a person
+redrawing a figure makes on their own, every one of which must still pass.
+
+Each change is applied to a built faithful deck (``shapes`` and ``handmade`` constructions):
+
+* ``heads``  -- every arrowhead becomes a large stealth head (the constructions draw triangles
+  and stealth heads of medium or large size);
+* ``thick``  -- every outline and line drawn ``THICK_FACTOR`` times as wide;
+* ``font``   -- every run set in ``FONT_FACE`` at ``FONT_SCALE`` of its size (a builder without
+  the reference's font, or who chose a smaller one);
+* ``margin`` -- the slide ``MARGIN_SCALE`` times as large in both directions with the figure
+  centred on it (a figure placed on a larger slide with empty margins round it).
+
+None changes what the diagram says, so each case's expected gate is ``pass``: the benchmark
+measures false rejections only. ``bench/builtin_accuracy.py --bench robust`` runs it.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+from collections.abc import Callable, Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+from pptx import Presentation
+from pptx.oxml.ns import qn
+from pptx.util import Emu
+
+from generation.deck import _fixed_zip
+from generation.outdir import ready_out
+from generation.realfig.bench import DOMAIN, SPECS, fold_of
+from generation.realfig.deck import Construction, build_deck
+from generation.realfig.model import shared_figures_dir
+from judge.errors import BenchmarkError
+from judge.rundir import atomic_write_bytes, atomic_write_text, write_model
+from judge.schema import CaseLabel, Task
+
+THICK_FACTOR = 2.2
+"""How many times as wide ``thick`` draws every outline and line."""
+FONT_FACE = "DejaVu Sans"
+FONT_SCALE = 0.9
+"""``font``: the face every run is set in, and the fraction of its size it keeps."""
+MARGIN_SCALE = 1.25
+"""``margin``: how many times as wide and as tall the slide becomes (the figure centred)."""
+ROBUST_CONSTRUCTIONS: tuple[Construction, ...] = ("shapes", "handmade")
+"""The faithful constructions each change is applied to."""
+
+
+def _shapes(shapes: Any) -> Iterator[Any]:
+    """Every shape of a shape tree, group members included (depth first)."""
+    for sh in shapes:
+        yield sh
+        if sh.shape_type is not None and hasattr(sh, "shapes"):
+            yield from _shapes(sh.shapes)
+
+
+def _lines(prs: Any) -> Iterator[Any]:
+    """Every ``a:ln`` element on the deck's slides."""
+    for slide in prs.slides:
+        for sh in _shapes(slide.shapes):
+            yield from sh._element.iter(qn("a:ln"))
+
+
+def _heads(prs: Any) -> None:
+    for ln in _lines(prs):
+        for tag in ("a:headEnd", "a:tailEnd"):
+            end = ln.find(qn(tag))
+            if end is not None and end.get("type", "none") != "none":
+                end.set("type", "stealth")
+                end.set("w", "lg")
+                end.set("len", "lg")
+
+
+def _thick(prs: Any) -> None:
+    for ln in _lines(prs):
+        if ln.get("w") is not None:
+            ln.set("w", str(round(int(ln.get("w")) * THICK_FACTOR)))
+
+
+def _font(prs: Any) -> None:
+    for slide in prs.slides:
+        for sh in _shapes(slide.shapes):
+            if not getattr(sh, "has_text_frame", False):
+                continue
+            for para in sh.text_frame.paragraphs:
+                for run in para.runs:
+                    run.font.name = FONT_FACE
+                    if run.font.size is not None:
+                        run.font.size = Emu(round(run.font.size * FONT_SCALE))
+
+
+def _margin(prs: Any) -> None:
+    w, h = prs.slide_width, prs.slide_height
+    prs.slide_width, prs.slide_height = round(w * MARGIN_SCALE), round(h * MARGIN_SCALE)
+    dx, dy = round(w * (MARGIN_SCALE - 1) / 2), round(h * (MARGIN_SCALE - 1) / 2)
+    for slide in prs.slides:
+        for sh in slide.shapes:  # top level only: group members move with their group
+            sh.left, sh.top = sh.left + dx, sh.top + dy
+
+
+CHANGES: dict[str, Callable[[Any], None]] = {
+    "heads": _heads,
+    "thick": _thick,
+    "font": _font,
+    "margin": _margin,
+}
+"""Each hand-builder change, by name: it edits an opened presentation in place."""
+
+
+def restyle(deck: bytes, change: str) -> bytes:
+    """``deck`` (PPTX bytes) with hand-builder change ``change`` applied (deterministic bytes)."""
+    if change not in CHANGES:
+        raise BenchmarkError(f"unknown change {change!r} (known: {sorted(CHANGES)})")
+    prs = Presentation(io.BytesIO(deck))
+    CHANGES[change](prs)
+    buf = io.BytesIO()
+    prs.save(buf)
+    return _fixed_zip(buf.getvalue())
+
+
+def write_robust_benchmark(
+    out: Path,
+    figures_dir: Path | None = None,
+    figures: Sequence[str] | None = None,
+    changes: Sequence[str] | None = None,
+    force: bool = False,
+) -> list[CaseLabel]:
+    """Write the robustness benchmark for ``figures`` (default: every real-figure spec) and
+    ``changes`` (default: all) in the real-figure benchmark's layout; configurations are named
+    ``<change>_<construction>`` and every case is labelled ``pass``."""
+    out = Path(out)
+    src = Path(figures_dir) if figures_dir is not None else shared_figures_dir()
+    specs = [f for f in SPECS if figures is None or f.id in figures]
+    names = list(changes or CHANGES)
+    unknown = [c for c in names if c not in CHANGES]
+    if unknown:
+        raise BenchmarkError(f"unknown change(s) {unknown} (known: {sorted(CHANGES)})")
+    ready_out(out, force)
+    labels: list[CaseLabel] = []
+    for fig in specs:
+        ref = src / fig.id / "reference.png"
+        if not ref.is_file():
+            raise BenchmarkError(f"{ref}: reference image missing (set PPTJUDGE_SHARED)")
+        folder = out / "tasks" / fig.id
+        atomic_write_bytes(folder / "reference.png", ref.read_bytes())
+        write_model(folder / "task.json", Task(id=fig.id, domain=DOMAIN, assets=[]))
+        for how in ROBUST_CONSTRUCTIONS:
+            deck = build_deck(fig, how)
+            for change in names:
+                config = f"{change}_{how}"
+                path = out / "candidates" / config / f"{fig.id}.pptx"
+                atomic_write_bytes(path, restyle(deck, change))
+                labels.append(
+                    CaseLabel(
+                        case_id=f"{config}/{fig.id}",
+                        task_id=fig.id,
+                        config_id=config,
+                        variant=config,
+                        style=how,
+                        gate="pass",
+                    )
+                )
+    labels.sort(key=lambda lb: lb.case_id)
+    atomic_write_text(out / "labels.jsonl", "".join(lb.model_dump_json() + "\n" for lb in labels))
+    manifest = {
+        "generator": "pptjudge generation.realfig.robust",
+        "figures": [f.id for f in specs],
+        "variants": sorted({lb.variant for lb in labels}),
+        "folds": {f.id: fold_of(f.id) for f in specs},
+        "source": str(src),
+    }
+    atomic_write_text(out / "bench.json", json.dumps(manifest, indent=2) + "\n")
+    return labels
