@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from generation.realfig.bench import SPECS, fold_of, write_realfig_benchmark
-from generation.realfig.deck import build_deck
+from generation.realfig.deck import Construction, build_deck
 from generation.realfig.model import shared_figures_dir
 from generation.realfig.variants import VARIANTS
 from judge.artifact.ooxml import read_object_tree
@@ -208,7 +208,11 @@ def test_hand_builder_changes_leave_a_faithful_deck_faithful(
 
     fig = next(f for f in SPECS if f.id == "dev13")
     ref = FIGURES / "dev13" / "reference.png"
-    for how, changes in (("shapes", ["thick"]), ("handmade", ["margin", "heads"])):
+    plan: list[tuple[Construction, list[str]]] = [
+        ("shapes", ["thick"]),
+        ("handmade", ["margin", "heads"]),
+    ]
+    for how, changes in plan:
         deck = build_deck(fig, how)
         for change in changes:
             deck = restyle(deck, change)
