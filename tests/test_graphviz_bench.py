@@ -13,6 +13,7 @@ from pptx import Presentation
 from generation.gvbench import GraphvizError, write_graphviz_benchmark
 from generation.gvbench.bench import VARIANTS, task_id_for
 from generation.gvbench.spec import ARROWHEADS, KINDS, SPLINES, make_spec
+from judge.render.pool import RenderPool
 from judge.rundir import iter_candidates
 from tests.decks import read_deck_graph
 
@@ -98,3 +99,30 @@ def test_benchmark_layout_labels_and_decks_follow_graphviz(tmp_path: Path) -> No
     write_graphviz_benchmark(again, SEED, 1, variants=["faithful_shapes", "reversed_edge"])
     for rel in (f"tasks/{ids[0]}/reference.png", f"candidates/reversed_edge/{ids[0]}.pptx"):
         assert (again / rel).read_bytes() == (out / rel).read_bytes(), rel
+
+
+@needs_dot
+@pytest.mark.slow
+def test_lines_the_reference_reading_paired_wrongly_are_not_a_rewired_edge(
+    render_pool: RenderPool, tmp_path: Path
+) -> None:
+    """Our Graphviz benchmark's figure 3: in the reference, "Splitter" -> "Projector" is broken
+    where "Tracker" -> "Projector" crosses it, and the fan into "Splitter" is read as joining
+    "Tracker" and "Splitter" with no sure direction. The faithful deck and its render join
+    "Splitter" to "Projector", which the reference reading never does: still no rewired edge,
+    because a reference line touching "Splitter" alone may be the deck's line."""
+    from generation.gvbench.layout import draw
+    from generation.realfig.deck import CONSTRUCTIONS, build_deck
+    from judge.tools.semantic import semantic_comparison
+    from tests.judge_helpers import rendered_case
+
+    spec = make_spec(task_id_for(1234, 3), 3, 1234)
+    drawn = draw(spec)
+    png = tmp_path / "gv3.png"
+    png.write_bytes(drawn.png)
+    built = VARIANTS["faithful_shapes"].make(drawn.fig, CONSTRUCTIONS[1])
+    deck = tmp_path / "gv3.pptx"
+    deck.write_bytes(build_deck(built.fig, built.construction, frozenset()))
+    ctx = rendered_case(render_pool, tmp_path, "gv3", png, deck)
+    confirmed = [d for d in semantic_comparison(ctx)["discrepancies"] if d["confirmed"]]
+    assert confirmed == [], confirmed

@@ -12,6 +12,7 @@ import pytest
 pytest.importorskip("matplotlib")
 
 from bench.mpl_smoke import draw, read
+from judge.render.pool import RenderPool
 
 
 @pytest.mark.slow
@@ -257,3 +258,67 @@ def test_heads_stuck_to_their_node_are_read_as_heads(tmp_path: Path) -> None:
         got = read(png)
         assert stuck in got, (index, sorted(truth - got))
         assert not {(b, a) for a, b in truth if (a, b) == stuck} & got, "read backwards"
+
+
+def _benchmark_decks(index: int, tmp_path: Path, variants: list[str]) -> tuple[Path, list[Path]]:
+    """Figure ``index`` of our matplotlib benchmark (its reference PNG) and its decks for
+    ``variants``, in the construction the benchmark gives that figure."""
+    from generation.gvbench.bench import VARIANTS
+    from generation.gvbench.spec import make_spec
+    from generation.mplbench.bench import task_id_for
+    from generation.mplbench.draw import draw_png
+    from generation.mplbench.layout import layout, make_style
+    from generation.realfig.deck import CONSTRUCTIONS, build_deck
+
+    spec = make_spec(task_id_for(1234, index), index, 1234)
+    fig, st = layout(spec, make_style(spec, index, 1234))
+    png = tmp_path / f"mpl{index}.png"
+    png.write_bytes(draw_png(fig, st))
+    decks = []
+    for name in variants:
+        built = VARIANTS[name].make(fig, CONSTRUCTIONS[index % 2])
+        deck = tmp_path / f"{name}-{index}.pptx"
+        deck.write_bytes(build_deck(built.fig, built.construction, frozenset()))
+        decks.append(deck)
+    return png, decks
+
+
+@pytest.mark.slow
+def test_a_line_moved_to_another_node_is_confirmed_rewired(
+    render_pool: RenderPool, tmp_path: Path
+) -> None:
+    """Two wrong endpoints of our matplotlib benchmark the old rules let through:
+
+    * figure 12 (a chain): "Normalize" -> "Scheduler" now runs straight across "Scheduler" to
+      "Router"; the render reads a headless line between "Normalize" and "Scheduler", which
+      counted as "the render still joins them";
+    * figure 4: "Sampler" -> "Input" leaves a diamond's tip, so the reference reads it with no
+      sure direction, and only sure directions were checked; the deck and the render now join
+      "Sampler" to "Indexer", which the reference never does.
+
+    The faithful deck of figure 4 gets no rewired edge."""
+    from judge.tools.semantic import semantic_comparison
+    from tests.judge_helpers import rendered_case
+
+    def rewired(png: Path, deck: Path) -> list[str]:
+        ctx = rendered_case(render_pool, tmp_path, deck.stem, png, deck)
+        found = semantic_comparison(ctx)["discrepancies"]
+        return [d["target"] for d in found if d["confirmed"] and d["kind"] == "rewired_edge"]
+
+    png, (deck,) = _benchmark_decks(12, tmp_path, ["wrong_endpoint"])
+    assert rewired(png, deck) == ['edge "Normalize" -> "Scheduler"']
+    png, (deck, faithful) = _benchmark_decks(4, tmp_path, ["wrong_endpoint", "faithful_shapes"])
+    got = rewired(png, deck)
+    assert len(got) == 1 and {"Sampler", "Input"} <= set(got[0].replace('"', " ").split()), got
+    assert rewired(png, faithful) == []
+
+
+def test_a_segment_runs_across_a_box_only_where_it_enters_it() -> None:
+    from judge.tools.semantic import _segment_hits_box
+
+    box = (10.0, 10.0, 20.0, 10.0)
+    assert _segment_hits_box((0, 15), (40, 15), box)  # straight through
+    assert _segment_hits_box((15, 0), (15, 12), box)  # ends inside
+    assert not _segment_hits_box((0, 5), (40, 5), box)  # passes above
+    assert not _segment_hits_box((0, 0), (9, 40), box)  # beside it
+    assert _segment_hits_box((0, 0), (40, 40), box)  # across a corner region

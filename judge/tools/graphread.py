@@ -428,6 +428,20 @@ def _q(label: str) -> str:
     return f'"{label}"' if label else "(unlabelled)"
 
 
+def readings_agree(ref: Graph, cand: Graph, m: Match) -> bool:
+    """Whether two readings agree on every node: each matched, and labelled alike (both
+    unlabelled, or labels within ``LABEL_CHANGED_MIN_DISTANCE``)."""
+    return (
+        not m.unmatched_a
+        and not m.unmatched_b
+        and all(
+            bool(ref.node(a).label) == bool(cand.node(b).label)
+            and m.distances.get(a, 1.0) <= LABEL_CHANGED_MIN_DISTANCE
+            for a, b in m.pairs.items()
+        )
+    )
+
+
 def compare_graphs(ref: Graph, cand: Graph) -> tuple[Match, list[Discrepancy]]:
     """Node and edge discrepancies of ``cand`` against ``ref``."""
     m = match_nodes(ref, cand)
@@ -481,18 +495,9 @@ def compare_graphs(ref: Graph, cand: Graph) -> tuple[Match, list[Discrepancy]]:
     def lab(g: Graph, nid: str) -> str:
         return g.node(nid).label
 
-    # the two readings agree on every node (each matched, labelled alike): a branching line's
-    # direction (``medium``) is then evidence enough, in either reading, against a line drawn
-    # the other way
-    agreed = (
-        not m.unmatched_a
-        and not m.unmatched_b
-        and all(
-            bool(lab(ref, a)) == bool(lab(cand, b))
-            and m.distances.get(a, 1.0) <= LABEL_CHANGED_MIN_DISTANCE
-            for a, b in m.pairs.items()
-        )
-    )
+    # the two readings agree on every node: a branching line's direction (``medium``) is then
+    # evidence enough, in either reading, against a line drawn the other way
+    agreed = readings_agree(ref, cand, m)
     sure_ref = ("high", "medium") if agreed else ("high",)
 
     missing: list[tuple[str, str]] = []

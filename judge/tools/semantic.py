@@ -35,10 +35,12 @@ from judge.tools.graphread import (
     discrepancy_dict,
     label_distance,
     normalise_label,
+    readings_agree,
 )
 from judge.tools.graphread import compare_graphs as compare_readings
 from judge.tools.ocr import box_to_frame, ocr_full, ocr_image
 from judge.tools.thresholds import (
+    ACROSS_NODE_MARGIN_FRAC,
     EXTRA_TREE_MATCH_DISTANCE,
     HEAD_PROBE_TOLERANCE_FRAC,
     ICON_PLACE_MARGIN_FRAC,
@@ -478,11 +480,12 @@ def edge_tree_pass(r: Readings, found: list[Discrepancy]) -> list[Judged]:
                 ]
                 out.append(Judged(disc, True, 0.7, checks))
             continue
-        if (ts, td) in tree_e:
-            continue  # the tree joins them this way
-        if (rd, rs) in ren_e or (rs, rd) in ren_e or (td, ts) in tree_e:
-            continue  # the render sees a line between them, or the tree joins them backwards:
-            # a direction question, left to the two raster readings
+        if (ts, td) in tree_e or (td, ts) in tree_e:
+            continue  # the tree joins them (backwards: a direction question, left to the two
+            # raster readings)
+        if ((rd, rs) in ren_e or (rs, rd) in ren_e) and not _runs_across(r.tree, ts, td):
+            continue  # the render sees a line between them (a bus, a line the tree cannot
+            # follow), unless it is the deck's line from the source running across the node
         elsewhere = [
             x
             for (a, x) in tree_e
@@ -504,9 +507,129 @@ def edge_tree_pass(r: Readings, found: list[Discrepancy]) -> list[Judged]:
     return out
 
 
+def _segment_hits_box(
+    a: tuple[float, float], b: tuple[float, float], box: tuple[float, float, float, float]
+) -> bool:
+    """Whether segment ``a``-``b`` passes through ``box`` (x, y, w, h; clipped Liang-Barsky)."""
+    x, y, w, h = box
+    t0, t1 = 0.0, 1.0
+    dx, dy = b[0] - a[0], b[1] - a[1]
+    for p, q in ((-dx, a[0] - x), (dx, x + w - a[0]), (-dy, a[1] - y), (dy, y + h - a[1])):
+        if p == 0:
+            if q < 0:
+                return False
+            continue
+        t = q / p
+        if p < 0:
+            t0 = max(t0, t)
+        else:
+            t1 = min(t1, t)
+        if t0 > t1:
+            return False
+    return True
+
+
+def _runs_across(tree: Graph, ts: str, td: str) -> bool:
+    """Whether a deck line from node ``ts`` to some other node runs straight across the core of
+    node ``td`` (its box less ``ACROSS_NODE_MARGIN_FRAC`` on each side): the render then reads
+    a line between ``ts`` and ``td`` that the deck does not draw between them."""
+    x, y, w, h = tree.node(td).box
+    mx, my = ACROSS_NODE_MARGIN_FRAC * w, ACROSS_NODE_MARGIN_FRAC * h
+    core = (x + mx, y + my, w - 2 * mx, h - 2 * my)
+    return any(
+        e.ends is not None and _segment_hits_box(e.ends[0], e.ends[1], core)
+        for e in tree.edges
+        if ts in (e.src, e.dst) and td not in (e.src, e.dst)
+    )
+
+
+def _blob_of(g: Graph, nid: str) -> int | None:
+    return next((int(x[5:]) for x in g.node(nid).source if x.startswith("blob:")), None)
+
+
+def _ref_line_touches(r: Readings, a: str, b: str, x: str) -> bool:
+    """Whether a reference line component read as joining ``a`` and ``b`` also touches ``x``."""
+    places = {e.source for e in r.ref.edges if {e.src, e.dst} == {a, b}}
+    bx = _blob_of(r.ref, x)
+    return any(
+        f"line@{ln.box[0]},{ln.box[1]}" in places and any(c.node == bx for c in ln.contacts)
+        for ln in r.ref_lines
+    )
+
+
+def _loose_line_at(r: Readings, nid: str) -> bool:
+    """Whether a reference line component touches node ``nid`` and no other node."""
+    bx = _blob_of(r.ref, nid)
+    return any({c.node for c in ln.contacts} == {bx} for ln in r.ref_lines)
+
+
+def rewire_pass(r: Readings, found: list[Discrepancy]) -> list[Judged]:
+    """Rewired edges whose reference line has no sure direction (a double head, a fan's wedge,
+    a head the reader missed): the reference joins nodes ``a`` and ``b``; neither the deck nor
+    the render joins them at all, while both the deck (a line with a clear head) and the render
+    join ``a`` to a node ``x`` that the reference never joins to ``a``, and the reference line
+    read as ``a``-``b`` does not touch ``x`` (lines merging on their way to ``x``, whose strokes
+    the reader may have paired wrongly) and no reference line touching ``a`` or ``x`` alone
+    (a line broken at a crossing) may be the deck's. Two readings and the tree agree that the
+    line now ends elsewhere, so a misreading of the reference alone cannot pass this: the
+    render of a faithful deck repeats the reference's misreadings. Only where the two readings
+    agree on every node (a reference the reader sees differently, e.g. through JPEG, differs
+    in its lines too)."""
+    if r.tree is None or r.m_tree is None or not readings_agree(r.ref, r.ren, r.m_ren):
+        return []  # where the two readings differ on a node, they differ on its lines too
+    seen = {d.key for d in found if d.kind in ("reversed_edge", "rewired_edge")}
+    ref_pairs = {frozenset((e.src, e.dst)) for e in r.ref.edges}
+    ren_pairs = {frozenset((e.src, e.dst)) for e in r.ren.edges}
+    tree_pairs = {frozenset((e.src, e.dst)) for e in r.tree.edges}
+    inv_tree = {v: k for k, v in r.m_tree.pairs.items()}
+    sure_ref = {(e.src, e.dst) for e in r.ref.edges if e.direction == "high"}
+    out: list[Judged] = []
+    for pair in sorted(ref_pairs, key=sorted):
+        a, b = sorted(pair)
+        if (a, b) in sure_ref or (b, a) in sure_ref:
+            continue  # a sure reference direction: edge_tree_pass's case
+        ta, tb = r.m_tree.pairs.get(a), r.m_tree.pairs.get(b)
+        ra, rb = r.m_ren.pairs.get(a), r.m_ren.pairs.get(b)
+        if None in (ta, tb, ra, rb):
+            continue
+        if frozenset((ta, tb)) in tree_pairs or frozenset((ra, rb)) in ren_pairs:
+            continue  # the deck or the render still joins them
+        for end, t_end, r_end in ((a, ta, ra), (b, tb, rb)):
+            for e in r.tree.edges:
+                if e.src != t_end or e.direction != "high" or e.dst not in inv_tree:
+                    continue
+                x = inv_tree[e.dst]
+                rx = r.m_ren.pairs.get(x)
+                if x in pair or frozenset((end, x)) in ref_pairs or rx is None:
+                    continue
+                if _ref_line_touches(r, a, b, x):
+                    continue  # lines merging on their way to x: the reader may have paired
+                    # their strokes wrongly
+                if _loose_line_at(r, end) or _loose_line_at(r, x):
+                    continue  # a reference line leaves one of them and is lost on its way (a
+                    # crossing broke it): it may be the line the deck draws
+                if frozenset((r_end, rx)) not in ren_pairs:
+                    continue  # the render does not see the deck's new line
+                other = b if end == a else a
+                target = r.ref.node(x).label
+                disc = _edge_disc(
+                    "rewired_edge", r, end, other, f'the deck leads it to "{target}" instead'
+                )
+                if disc.key in seen:
+                    continue
+                seen.add(disc.key)
+                checks = [
+                    "neither the deck nor the render joins these two nodes",
+                    f'the deck and the render both join the first to "{target}", which the '
+                    "reference does not",
+                ]
+                out.append(Judged(disc, True, 0.6, checks))
+    return out
+
+
 def _contacts_at(lines: list[LineComp], g: Graph, nid: str) -> list[tuple[int, Any]]:
     """(line index, contact) of every line end the raster reading found at node ``nid``."""
-    blob = next((int(x[5:]) for x in g.node(nid).source if x.startswith("blob:")), None)
+    blob = _blob_of(g, nid)
     return [(i, c) for i, ln in enumerate(lines) for c in ln.contacts if c.node == blob]
 
 
@@ -654,6 +777,9 @@ def semantic_comparison(ctx: ToolContext) -> dict[str, Any]:
         judged = judge_discrepancies(r, found)
         judged += absence_pass(r, found)
         for j in edge_tree_pass(r, found):
+            j.ref_box, j.cand_box = _edge_boxes(r, j.d)
+            judged.append(j)
+        for j in rewire_pass(r, found + [x.d for x in judged if x.confirmed]):
             j.ref_box, j.cand_box = _edge_boxes(r, j.d)
             judged.append(j)
         for j in head_probe_pass(r, found + [x.d for x in judged if x.confirmed]):

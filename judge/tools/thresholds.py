@@ -342,6 +342,11 @@ HEAD_PROBE_TOLERANCE_FRAC = 0.02
 image's larger side from it (render), or from the same place relative to the matched node
 (reference)."""
 
+ACROSS_NODE_MARGIN_FRAC = 0.1
+"""A deck line runs across a node when its straight course passes through the node's box less
+this share of its width and height on each side (Stage 1: the render then reads a line between
+the line's source and that node which the deck does not draw)."""
+
 ENDPOINT_TOLERANCE_FRAC = 0.02
 """A free line's end lands on a shape when within 2 % of the slide's larger side of its box."""
 
