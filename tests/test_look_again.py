@@ -20,7 +20,8 @@ def test_a_label_the_whole_image_reading_missed_is_no_invented_node(
 ) -> None:
     from judge.tools.evidence import Corpus
     from judge.tools.ocr import ocr_full
-    from judge.tools.semantic import absence_pass, readings
+    from judge.tools.readings import readings
+    from judge.tools.semantic import absence_pass
 
     ref_pptx, ref_png = tmp_path / "reference.pptx", tmp_path / "reference.png"
     _reference(ref_pptx)

@@ -295,6 +295,10 @@ def test_a_line_moved_to_another_node_is_confirmed_rewired(
     * figure 4: "Sampler" -> "Input" leaves a diamond's tip, so the reference reads it with no
       sure direction, and only sure directions were checked; the deck and the render now join
       "Sampler" to "Indexer", which the reference never does.
+    * figure 6: "Monitor" -> "Downsample" moved to "Residual"; the reference loses the diamond
+      "Softmax" under its thick arrows and reads its lines into "Monitor" and "Residual" as one
+      line between those two, with no sure direction. Only a sure reference edge to the new
+      node means the deck's line is not new.
 
     The faithful deck of figure 4 gets no rewired edge."""
     from judge.tools.semantic import semantic_comparison
@@ -307,6 +311,8 @@ def test_a_line_moved_to_another_node_is_confirmed_rewired(
 
     png, (deck,) = _benchmark_decks(12, tmp_path, ["wrong_endpoint"])
     assert rewired(png, deck) == ['edge "Normalize" -> "Scheduler"']
+    png, (deck,) = _benchmark_decks(6, tmp_path, ["wrong_endpoint"])
+    assert rewired(png, deck) == ['edge "Monitor" -> "Downsample"']
     png, (deck, faithful) = _benchmark_decks(4, tmp_path, ["wrong_endpoint", "faithful_shapes"])
     got = rewired(png, deck)
     assert len(got) == 1 and {"Sampler", "Input"} <= set(got[0].replace('"', " ").split()), got
@@ -314,7 +320,7 @@ def test_a_line_moved_to_another_node_is_confirmed_rewired(
 
 
 def test_a_segment_runs_across_a_box_only_where_it_enters_it() -> None:
-    from judge.tools.semantic import _segment_hits_box
+    from judge.tools.edgepasses import _segment_hits_box
 
     box = (10.0, 10.0, 20.0, 10.0)
     assert _segment_hits_box((0, 15), (40, 15), box)  # straight through

@@ -19,30 +19,26 @@ both images (panel frames); unconfirmed ones are reported too, never dropped.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
-from judge.tools.arrows import LineComp, lines_cached
 from judge.tools.base import Tool, ToolContext, ToolOutput, memo
+from judge.tools.edgepasses import edge_tree_pass, head_probe_pass, rewire_pass
 from judge.tools.evidence import Corpus, compact
 from judge.tools.graphread import (
     Discrepancy,
     GNode,
     Graph,
-    Match,
     discrepancy_dict,
     label_distance,
     normalise_label,
-    readings_agree,
 )
 from judge.tools.graphread import compare_graphs as compare_readings
-from judge.tools.ocr import box_to_frame, ocr_full, ocr_image
+from judge.tools.ocr import box_to_frame, ocr_image
+from judge.tools.readings import Judged, Readings, readings
 from judge.tools.thresholds import (
-    ACROSS_NODE_MARGIN_FRAC,
     EXTRA_TREE_MATCH_DISTANCE,
-    HEAD_PROBE_TOLERANCE_FRAC,
     ICON_PLACE_MARGIN_FRAC,
     LOOK_AGAIN_MARGIN_FRAC,
     OCR_CONFIDENT,
@@ -52,75 +48,6 @@ from judge.tools.thresholds import (
 
 NODE_KINDS = ("missing_node", "extra_node", "changed_label")
 EDGE_KINDS = ("missing_edge", "rewired_edge", "reversed_edge", "extra_edge")
-
-
-@dataclass
-class Judged:
-    """A discrepancy with the evidence for and against it."""
-
-    d: Discrepancy
-    confirmed: bool
-    confidence: float
-    checks: list[str] = field(default_factory=list)
-    """What was checked, in words (e.g. ``the deck holds "Agent" in a text box``)."""
-    ref_box: tuple[float, float, float, float] | None = None
-    """Reference image frame."""
-    cand_box: tuple[float, float, float, float] | None = None
-    """Render image frame."""
-
-
-@dataclass
-class Readings:
-    """The three readings of one case and the text corpora the checks search."""
-
-    ref: Graph
-    ren: Graph
-    tree: Graph | None
-    m_ren: Match
-    m_tree: Match | None
-    ref_text: Corpus
-    ren_text: Corpus
-    tree_text: Corpus | None
-    tree_kinds: list[tuple[str, str]]
-    ref_lines: list[LineComp] = field(default_factory=list)
-    ren_lines: list[LineComp] = field(default_factory=list)
-    """The line components each raster reading came from (their contacts carry the heads)."""
-    ref_img: np.ndarray | None = None
-    """The reference image (BGR), to read again where a check needs a closer look."""
-
-
-def _tree_texts(ctx: ToolContext) -> list[str]:
-    if ctx.object_tree is None:
-        return []
-    return [o.text for o in ctx.object_tree.objects if o.text.strip()]
-
-
-def readings(ctx: ToolContext) -> Readings:
-    from judge.tools.graphs import raster_graph, tree_graph
-
-    ref = raster_graph(ctx, "reference")
-    ren = raster_graph(ctx, "candidate")
-    tree = tree_graph(ctx)
-    m_ren, _ = compare_readings(ref, ren)
-    tree_ok = tree is not None and len(tree.nodes) >= 2
-    m_tree, tree_kinds = None, []
-    if tree_ok and tree is not None:
-        m_tree, d_tree = compare_readings(ref, tree)
-        tree_kinds = [(d.kind, d.key) for d in d_tree]
-    return Readings(
-        ref=ref,
-        ren=ren,
-        tree=tree if tree_ok else None,
-        m_ren=m_ren,
-        m_tree=m_tree,
-        ref_text=Corpus.of(ln.text for ln in ocr_full(ctx, "reference")),
-        ren_text=Corpus.of(ln.text for ln in ocr_full(ctx, "candidate")),
-        tree_text=Corpus.of(_tree_texts(ctx)) if tree_ok else None,
-        tree_kinds=tree_kinds,
-        ref_lines=lines_cached(ctx, "reference"),
-        ren_lines=lines_cached(ctx, "candidate"),
-        ref_img=ctx.image("reference"),
-    )
 
 
 # ------------------------------------------------------------------------------------------
@@ -424,282 +351,6 @@ def _edge_boxes(r: Readings, d: Discrepancy) -> tuple[Any, Any]:
     if ca is None or cb is None:
         return ref_box, None
     return ref_box, _union(r.ren.node(ca).box, r.ren.node(cb).box)
-
-
-def _edge_lookup(g: Graph) -> dict[tuple[str, str], str]:
-    return {(e.src, e.dst): e.direction for e in g.edges}
-
-
-def _edge_disc(kind: str, r: Readings, s: str, d: str, evidence: str) -> Discrepancy:
-    ls, ld = r.ref.node(s).label, r.ref.node(d).label
-    return Discrepancy(
-        kind,
-        f'edge "{ls}" -> "{ld}"',
-        evidence,
-        f"edge:{normalise_label(ls)}>{normalise_label(ld)}",
-        True,
-    )
-
-
-def edge_tree_pass(r: Readings, found: list[Discrepancy]) -> list[Judged]:
-    """Reversed and rewired edges the render reading missed, proved by the tree, for each
-    reference edge read with its head (``high``) that the render does not show only as drawn:
-
-    * reversed: the deck's connector between the two nodes has a clear head at the source end
-      only;
-    * rewired: neither the tree nor the render joins the two nodes, while the tree leads a
-      line with a clear head (not a double-headed line, whose ends the tree may mis-assign)
-      from the source to a node the reference does not join it to.
-
-    A reference arrowhead misread fails a faithful deck here only when the render reading does
-    not repeat the misreading (measured: four dev10 decks that should pass, in our real
-    benchmark)."""
-    if r.tree is None or r.m_tree is None:
-        return []
-    seen = {d.key for d in found if d.kind in ("reversed_edge", "rewired_edge")}
-    tree_e, ren_e, ref_e = _edge_lookup(r.tree), _edge_lookup(r.ren), _edge_lookup(r.ref)
-    inv_tree = {v: k for k, v in r.m_tree.pairs.items()}
-    out: list[Judged] = []
-    for (s, d), how in ref_e.items():
-        if how != "high" or (d, s) in ref_e:
-            continue
-        ts, td = r.m_tree.pairs.get(s), r.m_tree.pairs.get(d)
-        rs, rd = r.m_ren.pairs.get(s), r.m_ren.pairs.get(d)
-        if ts is None or td is None or rs is None or rd is None:
-            continue
-        sure = ("high", "medium")
-        if ren_e.get((rs, rd)) in sure and ren_e.get((rd, rs)) not in sure:
-            continue  # the render shows the edge as the reference draws it (and only so)
-        if tree_e.get((td, ts)) == "high" and (ts, td) not in tree_e:
-            disc = _edge_disc("reversed_edge", r, s, d, "the deck's connector points the other way")
-            if disc.key not in seen:
-                checks = [
-                    "the reference's line has its head at the target end",
-                    "the deck's connector has its head at the source end only",
-                    "the render reading does not show the reference's direction",
-                ]
-                out.append(Judged(disc, True, 0.7, checks))
-            continue
-        if (ts, td) in tree_e or (td, ts) in tree_e:
-            continue  # the tree joins them (backwards: a direction question, left to the two
-            # raster readings)
-        if ((rd, rs) in ren_e or (rs, rd) in ren_e) and not _runs_across(r.tree, ts, td):
-            continue  # the render sees a line between them (a bus, a line the tree cannot
-            # follow), unless it is the deck's line from the source running across the node
-        elsewhere = [
-            x
-            for (a, x) in tree_e
-            if a == ts
-            and x in inv_tree
-            and (s, inv_tree[x]) not in ref_e
-            and tree_e[(a, x)] == "high"
-        ]
-        if elsewhere:
-            target = r.ref.node(inv_tree[elsewhere[0]]).label
-            disc = _edge_disc("rewired_edge", r, s, d, f'the deck leads it to "{target}" instead')
-            if disc.key in seen:
-                continue
-            checks = [
-                f'the tree joins no line between these nodes but one from the source to "{target}"',
-                "the render reading does not show the reference's edge",
-            ]
-            out.append(Judged(disc, True, 0.75, checks))
-    return out
-
-
-def _segment_hits_box(
-    a: tuple[float, float], b: tuple[float, float], box: tuple[float, float, float, float]
-) -> bool:
-    """Whether segment ``a``-``b`` passes through ``box`` (x, y, w, h; clipped Liang-Barsky)."""
-    x, y, w, h = box
-    t0, t1 = 0.0, 1.0
-    dx, dy = b[0] - a[0], b[1] - a[1]
-    for p, q in ((-dx, a[0] - x), (dx, x + w - a[0]), (-dy, a[1] - y), (dy, y + h - a[1])):
-        if p == 0:
-            if q < 0:
-                return False
-            continue
-        t = q / p
-        if p < 0:
-            t0 = max(t0, t)
-        else:
-            t1 = min(t1, t)
-        if t0 > t1:
-            return False
-    return True
-
-
-def _runs_across(tree: Graph, ts: str, td: str) -> bool:
-    """Whether a deck line from node ``ts`` to some other node runs straight across the core of
-    node ``td`` (its box less ``ACROSS_NODE_MARGIN_FRAC`` on each side): the render then reads
-    a line between ``ts`` and ``td`` that the deck does not draw between them."""
-    x, y, w, h = tree.node(td).box
-    mx, my = ACROSS_NODE_MARGIN_FRAC * w, ACROSS_NODE_MARGIN_FRAC * h
-    core = (x + mx, y + my, w - 2 * mx, h - 2 * my)
-    return any(
-        e.ends is not None and _segment_hits_box(e.ends[0], e.ends[1], core)
-        for e in tree.edges
-        if ts in (e.src, e.dst) and td not in (e.src, e.dst)
-    )
-
-
-def _blob_of(g: Graph, nid: str) -> int | None:
-    return next((int(x[5:]) for x in g.node(nid).source if x.startswith("blob:")), None)
-
-
-def _ref_line_touches(r: Readings, a: str, b: str, x: str) -> bool:
-    """Whether a reference line component read as joining ``a`` and ``b`` also touches ``x``."""
-    places = {e.source for e in r.ref.edges if {e.src, e.dst} == {a, b}}
-    bx = _blob_of(r.ref, x)
-    return any(
-        f"line@{ln.box[0]},{ln.box[1]}" in places and any(c.node == bx for c in ln.contacts)
-        for ln in r.ref_lines
-    )
-
-
-def _loose_line_at(r: Readings, nid: str) -> bool:
-    """Whether a reference line component touches node ``nid`` and no other node."""
-    bx = _blob_of(r.ref, nid)
-    return any({c.node for c in ln.contacts} == {bx} for ln in r.ref_lines)
-
-
-def rewire_pass(r: Readings, found: list[Discrepancy]) -> list[Judged]:
-    """Rewired edges whose reference line has no sure direction (a double head, a fan's wedge,
-    a head the reader missed): the reference joins nodes ``a`` and ``b``; neither the deck nor
-    the render joins them at all, while both the deck (a line with a clear head) and the render
-    join ``a`` to a node ``x`` that the reference never joins to ``a``, and the reference line
-    read as ``a``-``b`` does not touch ``x`` (lines merging on their way to ``x``, whose strokes
-    the reader may have paired wrongly) and no reference line touching ``a`` or ``x`` alone
-    (a line broken at a crossing) may be the deck's. Two readings and the tree agree that the
-    line now ends elsewhere, so a misreading of the reference alone cannot pass this: the
-    render of a faithful deck repeats the reference's misreadings. Only where the two readings
-    agree on every node (a reference the reader sees differently, e.g. through JPEG, differs
-    in its lines too)."""
-    if r.tree is None or r.m_tree is None or not readings_agree(r.ref, r.ren, r.m_ren):
-        return []  # where the two readings differ on a node, they differ on its lines too
-    seen = {d.key for d in found if d.kind in ("reversed_edge", "rewired_edge")}
-    ref_pairs = {frozenset((e.src, e.dst)) for e in r.ref.edges}
-    ren_pairs = {frozenset((e.src, e.dst)) for e in r.ren.edges}
-    tree_pairs = {frozenset((e.src, e.dst)) for e in r.tree.edges}
-    inv_tree = {v: k for k, v in r.m_tree.pairs.items()}
-    sure_ref = {(e.src, e.dst) for e in r.ref.edges if e.direction == "high"}
-    out: list[Judged] = []
-    for pair in sorted(ref_pairs, key=sorted):
-        a, b = sorted(pair)
-        if (a, b) in sure_ref or (b, a) in sure_ref:
-            continue  # a sure reference direction: edge_tree_pass's case
-        ta, tb = r.m_tree.pairs.get(a), r.m_tree.pairs.get(b)
-        ra, rb = r.m_ren.pairs.get(a), r.m_ren.pairs.get(b)
-        if None in (ta, tb, ra, rb):
-            continue
-        if frozenset((ta, tb)) in tree_pairs or frozenset((ra, rb)) in ren_pairs:
-            continue  # the deck or the render still joins them
-        for end, t_end, r_end in ((a, ta, ra), (b, tb, rb)):
-            for e in r.tree.edges:
-                if e.src != t_end or e.direction != "high" or e.dst not in inv_tree:
-                    continue
-                x = inv_tree[e.dst]
-                rx = r.m_ren.pairs.get(x)
-                if x in pair or frozenset((end, x)) in ref_pairs or rx is None:
-                    continue
-                if _ref_line_touches(r, a, b, x):
-                    continue  # lines merging on their way to x: the reader may have paired
-                    # their strokes wrongly
-                if _loose_line_at(r, end) or _loose_line_at(r, x):
-                    continue  # a reference line leaves one of them and is lost on its way (a
-                    # crossing broke it): it may be the line the deck draws
-                if frozenset((r_end, rx)) not in ren_pairs:
-                    continue  # the render does not see the deck's new line
-                other = b if end == a else a
-                target = r.ref.node(x).label
-                disc = _edge_disc(
-                    "rewired_edge", r, end, other, f'the deck leads it to "{target}" instead'
-                )
-                if disc.key in seen:
-                    continue
-                seen.add(disc.key)
-                checks = [
-                    "neither the deck nor the render joins these two nodes",
-                    f'the deck and the render both join the first to "{target}", which the '
-                    "reference does not",
-                ]
-                out.append(Judged(disc, True, 0.6, checks))
-    return out
-
-
-def _contacts_at(lines: list[LineComp], g: Graph, nid: str) -> list[tuple[int, Any]]:
-    """(line index, contact) of every line end the raster reading found at node ``nid``."""
-    blob = _blob_of(g, nid)
-    return [(i, c) for i, ln in enumerate(lines) for c in ln.contacts if c.node == blob]
-
-
-def _near(
-    found: list[tuple[int, Any]], p: tuple[float, float], tol: float
-) -> tuple[int, Any] | None:
-    best = min(found, key=lambda ic: math.dist(ic[1].point, p), default=None)
-    return best if best is not None and math.dist(best[1].point, p) <= tol else None
-
-
-def _same_place(
-    p: tuple[float, float], box: tuple[float, ...], onto: tuple[float, ...]
-) -> tuple[float, float]:
-    """Point ``p`` relative to ``box``, put at the same place relative to ``onto``."""
-    u = (p[0] - box[0]) / max(1.0, box[2])
-    v = (p[1] - box[1]) / max(1.0, box[3])
-    return (onto[0] + u * onto[2], onto[1] + v * onto[3])
-
-
-def head_probe_pass(r: Readings, found: list[Discrepancy]) -> list[Judged]:
-    """Reversed edges found by reading the two images at the deck connector's own ends, for
-    connectors the reference's line reading did not join (a line broken at its label, merged
-    into a bus): the same reader reads, on the render, the head where the deck puts it and no
-    head at its tail, and, at the same places of the reference (relative to the matched
-    nodes), a head at the deck's tail and none where the deck puts its head. A misreading both
-    images share cannot pass this: the render must read the deck as drawn."""
-    if r.tree is None or r.m_tree is None:
-        return []
-    seen = {d.key for d in found if d.kind in ("reversed_edge", "rewired_edge")}
-    inv_tree = {v: k for k, v in r.m_tree.pairs.items()}
-    ref_pairs = {frozenset((e.src, e.dst)) for e in r.ref.edges}
-    out: list[Judged] = []
-    for e in r.tree.edges:
-        if e.direction != "high" or e.ends is None:
-            continue
-        s, d = inv_tree.get(e.src), inv_tree.get(e.dst)
-        if s is None or d is None or frozenset((s, d)) in ref_pairs:
-            continue
-        rs, rd = r.m_ren.pairs.get(s), r.m_ren.pairs.get(d)
-        if rs is None or rd is None:
-            continue
-        tail, head = e.ends
-        tol_ren = HEAD_PROBE_TOLERANCE_FRAC * max(r.ren.width, r.ren.height)
-        tol_ref = HEAD_PROBE_TOLERANCE_FRAC * max(r.ref.width, r.ref.height)
-        # the render, read where the deck's connector ends: head at its head end only
-        ren_t = _near(_contacts_at(r.ren_lines, r.ren, rs), tail, tol_ren)
-        ren_h = _near(_contacts_at(r.ren_lines, r.ren, rd), head, tol_ren)
-        if ren_t is None or ren_h is None or ren_t[0] != ren_h[0]:
-            continue
-        if ren_t[1].head or not ren_h[1].head:
-            continue
-        ts, td = r.tree.node(e.src).box, r.tree.node(e.dst).box
-        at_t = _same_place(tail, ts, r.ref.node(s).box)
-        at_h = _same_place(head, td, r.ref.node(d).box)
-        ref_t = _near(_contacts_at(r.ref_lines, r.ref, s), at_t, tol_ref)
-        ref_h = _near(_contacts_at(r.ref_lines, r.ref, d), at_h, tol_ref)
-        if ref_t is None or ref_h is None or not ref_t[1].head or ref_h[1].head:
-            continue
-        # the reference's line runs from the deck's head end to its tail: the edge is d -> s
-        disc = _edge_disc("reversed_edge", r, d, s, "the deck's connector points the other way")
-        if disc.key in seen:
-            continue
-        seen.add(disc.key)
-        checks = [
-            "the render shows the deck's connector with its head where the deck puts it",
-            "at the same places the reference shows a head at the connector's tail and none at "
-            "its head",
-        ]
-        out.append(Judged(disc, True, 0.6, checks))
-    return out
 
 
 def judge_discrepancies(r: Readings, found: list[Discrepancy]) -> list[Judged]:

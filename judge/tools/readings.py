@@ -1,0 +1,85 @@
+"""The three readings of one Stage 1 case (reference raster, render raster, object tree), their
+node matchings and text corpora, and :class:`Judged`, a discrepancy with its evidence: what
+``semantic`` and ``edgepasses`` both build on."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from judge.tools.arrows import LineComp, lines_cached
+from judge.tools.base import ToolContext
+from judge.tools.evidence import Corpus
+from judge.tools.graphread import Discrepancy, Graph, Match
+from judge.tools.graphread import compare_graphs as compare_readings
+from judge.tools.ocr import ocr_full
+
+
+@dataclass
+class Judged:
+    """A discrepancy with the evidence for and against it."""
+
+    d: Discrepancy
+    confirmed: bool
+    confidence: float
+    checks: list[str] = field(default_factory=list)
+    """What was checked, in words (e.g. ``the deck holds "Agent" in a text box``)."""
+    ref_box: tuple[float, float, float, float] | None = None
+    """Reference image frame."""
+    cand_box: tuple[float, float, float, float] | None = None
+    """Render image frame."""
+
+
+@dataclass
+class Readings:
+    """The three readings of one case and the text corpora the checks search."""
+
+    ref: Graph
+    ren: Graph
+    tree: Graph | None
+    m_ren: Match
+    m_tree: Match | None
+    ref_text: Corpus
+    ren_text: Corpus
+    tree_text: Corpus | None
+    tree_kinds: list[tuple[str, str]]
+    ref_lines: list[LineComp] = field(default_factory=list)
+    ren_lines: list[LineComp] = field(default_factory=list)
+    """The line components each raster reading came from (their contacts carry the heads)."""
+    ref_img: np.ndarray | None = None
+    """The reference image (BGR), to read again where a check needs a closer look."""
+
+
+def _tree_texts(ctx: ToolContext) -> list[str]:
+    if ctx.object_tree is None:
+        return []
+    return [o.text for o in ctx.object_tree.objects if o.text.strip()]
+
+
+def readings(ctx: ToolContext) -> Readings:
+    from judge.tools.graphs import raster_graph, tree_graph
+
+    ref = raster_graph(ctx, "reference")
+    ren = raster_graph(ctx, "candidate")
+    tree = tree_graph(ctx)
+    m_ren, _ = compare_readings(ref, ren)
+    tree_ok = tree is not None and len(tree.nodes) >= 2
+    m_tree, tree_kinds = None, []
+    if tree_ok and tree is not None:
+        m_tree, d_tree = compare_readings(ref, tree)
+        tree_kinds = [(d.kind, d.key) for d in d_tree]
+    return Readings(
+        ref=ref,
+        ren=ren,
+        tree=tree if tree_ok else None,
+        m_ren=m_ren,
+        m_tree=m_tree,
+        ref_text=Corpus.of(ln.text for ln in ocr_full(ctx, "reference")),
+        ren_text=Corpus.of(ln.text for ln in ocr_full(ctx, "candidate")),
+        tree_text=Corpus.of(_tree_texts(ctx)) if tree_ok else None,
+        tree_kinds=tree_kinds,
+        ref_lines=lines_cached(ctx, "reference"),
+        ren_lines=lines_cached(ctx, "candidate"),
+        ref_img=ctx.image("reference"),
+    )
