@@ -81,31 +81,64 @@ def write_realfig_benchmark(
     every variant). Reference images are read from ``figures_dir`` (default: the shared folder,
     ``$PPTJUDGE_SHARED/real-figures``)."""
     out = Path(out)
-    src = Path(figures_dir) if figures_dir is not None else shared_figures_dir()
-    specs = [f for f in SPECS if figures is None or f.id in figures]
-    names = list(variants or VARIANTS)
-    unknown = [v for v in names if v not in VARIANTS]
-    if unknown:
-        raise BenchmarkError(f"unknown variant(s) {unknown} (known: {sorted(VARIANTS)})")
+    src, specs, names = select(figures_dir, figures, variants, VARIANTS, "variant")
     ready_out(out, force)
     labels: list[CaseLabel] = []
     for i, fig in enumerate(specs):
-        ref = src / fig.id / "reference.png"
-        if not ref.is_file():
-            raise BenchmarkError(f"{ref}: reference image missing (set PPTJUDGE_SHARED)")
         problems = fig.check()
         if problems:
             raise BenchmarkError(f"spec {fig.id}: " + "; ".join(problems))
-        folder = out / "tasks" / fig.id
-        atomic_write_bytes(folder / "reference.png", ref.read_bytes())
-        write_model(folder / "task.json", Task(id=fig.id, domain=DOMAIN, assets=[]))
+        write_task(out, src, fig)
         labels += write_variant_cases(out, fig, fig.id, names, CONSTRUCTIONS[i % 2])
+    return finish_benchmark(out, src, specs, names, labels, "pptjudge generation.realfig")
+
+
+def select(
+    figures_dir: Path | None,
+    figures: Sequence[str] | None,
+    wanted: Sequence[str] | None,
+    known: Mapping[str, object],
+    what: str,
+) -> tuple[Path, list[Fig], list[str]]:
+    """The images' folder (default: the shared one), the specs of ``figures`` (default: all)
+    and the ``wanted`` names (default: every one ``known``); an unknown name is a clear
+    ``BenchmarkError`` saying what ``what`` names exist."""
+    src = Path(figures_dir) if figures_dir is not None else shared_figures_dir()
+    specs = [f for f in SPECS if figures is None or f.id in figures]
+    names = list(wanted or known)
+    unknown = [v for v in names if v not in known]
+    if unknown:
+        raise BenchmarkError(f"unknown {what}(s) {unknown} (known: {sorted(known)})")
+    return src, specs, names
+
+
+def write_task(out: Path, src: Path, fig: Fig) -> None:
+    """Copy figure ``fig``'s reference image from ``src`` into ``out/tasks/<fig>/`` with its
+    task file (a clear error naming the image when it is missing)."""
+    ref = src / fig.id / "reference.png"
+    if not ref.is_file():
+        raise BenchmarkError(f"{ref}: reference image missing (set PPTJUDGE_SHARED)")
+    folder = out / "tasks" / fig.id
+    atomic_write_bytes(folder / "reference.png", ref.read_bytes())
+    write_model(folder / "task.json", Task(id=fig.id, domain=DOMAIN, assets=[]))
+
+
+def finish_benchmark(
+    out: Path,
+    src: Path,
+    specs: Sequence[Fig],
+    variants: Sequence[str],
+    labels: list[CaseLabel],
+    generator: str,
+) -> list[CaseLabel]:
+    """Write ``labels.jsonl`` (sorted by case) and ``bench.json`` (figures, variants, folds,
+    where the images came from); return the sorted labels."""
     labels.sort(key=lambda lb: lb.case_id)
     atomic_write_text(out / "labels.jsonl", "".join(lb.model_dump_json() + "\n" for lb in labels))
     manifest = {
-        "generator": "pptjudge generation.realfig",
+        "generator": generator,
         "figures": [f.id for f in specs],
-        "variants": names,
+        "variants": list(variants),
         "folds": {f.id: fold_of(f.id) for f in specs},
         "source": str(src),
     }

@@ -18,7 +18,6 @@ measures false rejections only. ``bench/builtin_accuracy.py --bench robust`` run
 from __future__ import annotations
 
 import io
-import json
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
@@ -29,12 +28,11 @@ from pptx.util import Emu
 
 from generation.deck import _fixed_zip
 from generation.outdir import ready_out
-from generation.realfig.bench import DOMAIN, SPECS, fold_of
+from generation.realfig.bench import finish_benchmark, select, write_task
 from generation.realfig.deck import Construction, build_deck
-from generation.realfig.model import shared_figures_dir
 from judge.errors import BenchmarkError
-from judge.rundir import atomic_write_bytes, atomic_write_text, write_model
-from judge.schema import CaseLabel, Task
+from judge.rundir import atomic_write_bytes
+from judge.schema import CaseLabel
 
 THICK_FACTOR = 2.2
 """How many times as wide ``thick`` draws every outline and line."""
@@ -130,21 +128,12 @@ def write_robust_benchmark(
     ``changes`` (default: all) in the real-figure benchmark's layout; configurations are named
     ``<change>_<construction>`` and every case is labelled ``pass``."""
     out = Path(out)
-    src = Path(figures_dir) if figures_dir is not None else shared_figures_dir()
-    specs = [f for f in SPECS if figures is None or f.id in figures]
-    names = list(changes or CHANGES)
-    unknown = [c for c in names if c not in CHANGES]
-    if unknown:
-        raise BenchmarkError(f"unknown change(s) {unknown} (known: {sorted(CHANGES)})")
+    src, specs, names = select(figures_dir, figures, changes, CHANGES, "change")
     ready_out(out, force)
     labels: list[CaseLabel] = []
+    configs = [f"{c}_{h}" for h in ROBUST_CONSTRUCTIONS for c in names]
     for fig in specs:
-        ref = src / fig.id / "reference.png"
-        if not ref.is_file():
-            raise BenchmarkError(f"{ref}: reference image missing (set PPTJUDGE_SHARED)")
-        folder = out / "tasks" / fig.id
-        atomic_write_bytes(folder / "reference.png", ref.read_bytes())
-        write_model(folder / "task.json", Task(id=fig.id, domain=DOMAIN, assets=[]))
+        write_task(out, src, fig)
         for how in ROBUST_CONSTRUCTIONS:
             deck = build_deck(fig, how)
             for change in names:
@@ -161,14 +150,6 @@ def write_robust_benchmark(
                         gate="pass",
                     )
                 )
-    labels.sort(key=lambda lb: lb.case_id)
-    atomic_write_text(out / "labels.jsonl", "".join(lb.model_dump_json() + "\n" for lb in labels))
-    manifest = {
-        "generator": "pptjudge generation.realfig.robust",
-        "figures": [f.id for f in specs],
-        "variants": sorted({lb.variant for lb in labels}),
-        "folds": {f.id: fold_of(f.id) for f in specs},
-        "source": str(src),
-    }
-    atomic_write_text(out / "bench.json", json.dumps(manifest, indent=2) + "\n")
-    return labels
+    return finish_benchmark(
+        out, src, specs, sorted(configs), labels, "pptjudge generation.realfig.robust"
+    )
