@@ -13,6 +13,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
+import numpy as np
+
 from judge.tools.graphread import normalise_label
 from judge.tools.thresholds import PRESENT_MAX_DISTANCE, PRESENT_MIN_CHARS
 
@@ -22,12 +24,19 @@ def compact(text: str) -> str:
     return normalise_label(text).replace(" ", "")
 
 
+VECTOR_MIN_HAY = 32
+"""From this many characters of ``hay`` on, ``substring_distance`` computes each row with numpy
+(about 20 times faster on a whole-corpus haystack; slower on a short one)."""
+
+
 def substring_distance(needle: str, hay: str) -> int:
     """Fewest edits turning ``needle`` into some substring of ``hay`` (semi-global alignment)."""
     if not needle:
         return 0
     if not hay:
         return len(needle)
+    if len(hay) >= VECTOR_MIN_HAY:
+        return _substring_distance_np(needle, hay)
     prev = [0] * (len(hay) + 1)  # a match may start anywhere in hay
     for i, ca in enumerate(needle, 1):
         cur = [i] + [0] * len(hay)
@@ -35,6 +44,21 @@ def substring_distance(needle: str, hay: str) -> int:
             cur[j] = min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (ca != cb))
         prev = cur
     return min(prev)
+
+
+def _substring_distance_np(needle: str, hay: str) -> int:
+    """``substring_distance`` a row at a time: a cell's insertion term ``cur[j-1] + 1`` chains
+    along the row, so ``cur[j] = min over k <= j of a[k] + (j - k)`` (``a``: the row from the
+    other two terms), a running minimum of ``a - j`` plus ``j``."""
+    h = np.frombuffer(hay.encode("utf-32-le"), dtype=np.uint32)
+    idx = np.arange(len(h) + 1)
+    prev = np.zeros(len(h) + 1, dtype=np.int64)
+    a = np.empty(len(h) + 1, dtype=np.int64)
+    for i, ca in enumerate(np.frombuffer(needle.encode("utf-32-le"), dtype=np.uint32), 1):
+        a[0] = i
+        np.minimum(prev[1:] + 1, prev[:-1] + (h != ca), out=a[1:])
+        prev = np.minimum.accumulate(a - idx) + idx
+    return int(prev.min())
 
 
 @dataclass
