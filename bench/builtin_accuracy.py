@@ -6,6 +6,9 @@
   built from the specs in ``generation/realfig`` and the reference images in
   ``$PPTJUDGE_SHARED/real-figures`` (copied into the output folder, never into the repository).
   Its figures are split in two folds (never one figure in both); each fold is reported alone.
+  ``--look dark`` draws every reference light on dark (lightness inverted, decks to match),
+  ``--look small`` scales every reference down to 640 px on its longer side
+  (``generation.realfig.looks``).
 * ``graphviz``: the Graphviz benchmark (``generation.gvbench.write_graphviz_benchmark``, same
   seed and task count as ``synth``): references laid out and drawn by Graphviz (curved,
   orthogonal, polyline and arc splines, Graphviz arrowheads), decks rebuilt from the same
@@ -31,6 +34,7 @@ Usage::
 
     .venv/bin/python bench/builtin_accuracy.py --bench synth [--seed 1234] [--tasks 10]
     .venv/bin/python bench/builtin_accuracy.py --bench real [--rejudge] [--out /tmp/acc]
+    .venv/bin/python bench/builtin_accuracy.py --bench real --look dark   # or --look small
     .venv/bin/python bench/builtin_accuracy.py --bench graphviz --tasks 12 --workers 1
     .venv/bin/python bench/builtin_accuracy.py --bench mpl --tasks 14
     .venv/bin/python bench/builtin_accuracy.py --bench robust
@@ -263,8 +267,9 @@ def report(title: str, labels: dict[str, dict[str, Any]], results: dict[str, dic
     return {"agreement": acc, "kappa": kappa, "faithful": faithful_ok / max(1, faithful_n)}
 
 
-def build(kind: str, bench: Path, seed: int, tasks: int) -> None:
-    """Write benchmark ``kind`` into ``bench`` (the real one ignores seed and task count)."""
+def build(kind: str, bench: Path, seed: int, tasks: int, look: str | None = None) -> None:
+    """Write benchmark ``kind`` into ``bench`` (the real one ignores seed and task count and
+    takes a reference ``look``)."""
     if kind == "synth":
         from generation.benchmark import write_benchmark
 
@@ -284,7 +289,7 @@ def build(kind: str, bench: Path, seed: int, tasks: int) -> None:
     else:
         from generation.realfig.bench import write_realfig_benchmark
 
-        write_realfig_benchmark(bench, force=True)
+        write_realfig_benchmark(bench, force=True, look=look)
 
 
 def main() -> int:
@@ -305,16 +310,24 @@ def main() -> int:
         "--only", nargs="*", help="--rejudge: only cases whose id contains one of these"
     )
     ap.add_argument("--quiet", action="store_true", help="do not list disagreements")
+    ap.add_argument(
+        "--look",
+        choices=["dark", "small"],
+        help="real: draw the references light on dark, or scale them down "
+        "(generation.realfig.looks); the decks change to match",
+    )
     args = ap.parse_args()
     groups = {"both": ["synth", "real"], "all": ["synth", "real", "graphviz", "mpl", "robust"]}
     kinds = groups.get(args.bench, [args.bench])
     failed = []
     for kind in kinds:
-        bench = args.out / f"bench-{kind}"
-        run = args.out / f"run-{kind}"
+        look = args.look if kind == "real" else None
+        suffix = f"{kind}-{look}" if look else kind
+        bench = args.out / f"bench-{suffix}"
+        run = args.out / f"run-{suffix}"
         if not (bench / "labels.jsonl").is_file():
             try:
-                build(kind, bench, args.seed, args.tasks)
+                build(kind, bench, args.seed, args.tasks, look)
             except BenchmarkError as exc:  # Graphviz or matplotlib missing, figures absent
                 print(f"builtin_accuracy: cannot build the {kind} benchmark: {exc}",
                       file=sys.stderr)  # fmt: skip
@@ -331,7 +344,7 @@ def main() -> int:
         how = "re-judged in process" if args.rejudge else f"{args.rounds} rounds"
         name = {
             "synth": f"synthetic (seed {args.seed})",
-            "real": "real figures",
+            "real": "real figures" + (f" ({look} look)" if look else ""),
             "graphviz": f"Graphviz-drawn (seed {args.seed})",
             "mpl": f"matplotlib-drawn (seed {args.seed})",
             "robust": "hand-builder changes to faithful real-figure decks",

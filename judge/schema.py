@@ -237,6 +237,9 @@ class ObjectTree(Model):
     slide_width_pt: float
     slide_height_pt: float
     objects: list[SlideObject] = Field(default_factory=list)
+    background_rgb: str | None = None
+    """RRGGBB of the slide's background (slide, layout or master) when it is one colour; None
+    when unknown or not one colour (white is then assumed where it matters)."""
 
 
 # --------------------------------------------------------------------------------------------

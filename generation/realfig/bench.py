@@ -15,10 +15,11 @@ two by their position in the spec list (odd/even), so a figure never sits in bot
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
 from generation.outdir import ready_out
+from generation.realfig import looks
 from generation.realfig.deck import CONSTRUCTIONS, Construction, build_deck
 from generation.realfig.model import Fig, shared_figures_dir
 from generation.realfig.specs_a import SPECS_A
@@ -45,15 +46,19 @@ def write_variant_cases(
     names: Sequence[str],
     how: Construction,
     variants: Mapping[str, Variant] = VARIANTS,
+    restyle: Callable[[bytes], bytes] | None = None,
 ) -> list[CaseLabel]:
     """Build task ``task_id``'s deck for each variant in ``names`` (construction ``how``, from
-    ``variants``) into ``out/candidates/<variant>/`` and return their labels."""
+    ``variants``) into ``out/candidates/<variant>/`` and return their labels; ``restyle``
+    (a reference look's deck change) is applied to every deck."""
     labels = []
     for name in names:
         v = variants[name]
         built = v.make(fig, how)
         nowrap = frozenset(k for k, w in built.wrap.items() if not w)
         deck = build_deck(built.fig, built.construction, nowrap)
+        if restyle is not None:
+            deck = restyle(deck)
         atomic_write_bytes(out / "candidates" / name / f"{task_id}.pptx", deck)
         labels.append(
             CaseLabel(
@@ -76,21 +81,26 @@ def write_realfig_benchmark(
     figures: Sequence[str] | None = None,
     variants: Sequence[str] | None = None,
     force: bool = False,
+    look: str | None = None,
 ) -> list[CaseLabel]:
     """Write the benchmark for ``figures`` (default: every spec) and ``variants`` (default:
     every variant). Reference images are read from ``figures_dir`` (default: the shared folder,
-    ``$PPTJUDGE_SHARED/real-figures``)."""
+    ``$PPTJUDGE_SHARED/real-figures``). ``look`` (``generation.realfig.looks``) draws every
+    reference image another way and changes every deck to match."""
     out = Path(out)
     src, specs, names = select(figures_dir, figures, variants, VARIANTS, "variant")
+    drawn = looks.look(look) if look is not None else None
     ready_out(out, force)
     labels: list[CaseLabel] = []
     for i, fig in enumerate(specs):
         problems = fig.check()
         if problems:
             raise BenchmarkError(f"spec {fig.id}: " + "; ".join(problems))
-        write_task(out, src, fig)
-        labels += write_variant_cases(out, fig, fig.id, names, CONSTRUCTIONS[i % 2])
-    return finish_benchmark(out, src, specs, names, labels, "pptjudge generation.realfig")
+        write_task(out, src, fig, drawn.reference if drawn else None)
+        how, restyle = CONSTRUCTIONS[i % 2], (drawn.deck if drawn else None)
+        labels += write_variant_cases(out, fig, fig.id, names, how, restyle=restyle)
+    generator = "pptjudge generation.realfig" + (f" look={look}" if look else "")
+    return finish_benchmark(out, src, specs, names, labels, generator)
 
 
 def select(
@@ -112,14 +122,18 @@ def select(
     return src, specs, names
 
 
-def write_task(out: Path, src: Path, fig: Fig) -> None:
+def write_task(
+    out: Path, src: Path, fig: Fig, redraw: Callable[[bytes], bytes] | None = None
+) -> None:
     """Copy figure ``fig``'s reference image from ``src`` into ``out/tasks/<fig>/`` with its
-    task file (a clear error naming the image when it is missing)."""
+    task file (a clear error naming the image when it is missing); ``redraw`` (a reference
+    look) transforms the image's bytes on the way."""
     ref = src / fig.id / "reference.png"
     if not ref.is_file():
         raise BenchmarkError(f"{ref}: reference image missing (set PPTJUDGE_SHARED)")
     folder = out / "tasks" / fig.id
-    atomic_write_bytes(folder / "reference.png", ref.read_bytes())
+    data = ref.read_bytes()
+    atomic_write_bytes(folder / "reference.png", redraw(data) if redraw else data)
     write_model(folder / "task.json", Task(id=fig.id, domain=DOMAIN, assets=[]))
 
 

@@ -642,6 +642,7 @@ def _load(pkg: SafePackage) -> LoadedSlide:
         background=background_rgb(roots, theme),
         placeholder_frames=_placeholder_frames(parts),
     )
+    tree.background_rgb = ctx.background
     sp_tree = parts.xml(slide).find(f"{P}cSld/{P}spTree")
     if sp_tree is not None:
         _walk(sp_tree, ctx, _Affine(), None, 0, 0.0)

@@ -464,9 +464,10 @@ arrowhead (text or an outline inside would make it a small node)."""
 TREE_MIN_SIDE_FRAC = 0.01
 """Object-tree shapes thinner than this share of the render's short side are not nodes."""
 
-TEXT_MASK_MIN_CHANNEL = 250
-"""A shape holding text with no outline and a fill this close to white (every channel at least
-this) only hides what is under its text (an edge label set on its line): text, not a node."""
+TEXT_MASK_MAX_CHANNEL_DIFF = 5
+"""A shape holding text with no outline and a fill this close to the slide's background (no
+channel further than this; white when the background is unknown) only hides what is under its
+text (an edge label set on its line): text, not a node."""
 
 PANEL_AREA_RATIO = 2.5
 """A tree shape holding two or more shapes is a panel when its area exceeds the largest held

@@ -13,7 +13,7 @@ from judge.tools.thresholds import (
     ENDPOINT_TOLERANCE_FRAC,
     PANEL_AREA_RATIO,
     ROUNDRECT_DEFAULT_RADIUS,
-    TEXT_MASK_MIN_CHANNEL,
+    TEXT_MASK_MAX_CHANNEL_DIFF,
     TREE_MIN_SIDE_FRAC,
 )
 
@@ -105,17 +105,24 @@ def _block_arrow_edges(
     return out
 
 
-def _masks_text(o: SlideObject) -> bool:
-    """Text on a white body with no outline: a label hiding the line under it, not a node."""
+def _masks_text(o: SlideObject, page: str) -> bool:
+    """Text on a body of the page's colour (``page``, RRGGBB) with no outline: a label hiding
+    the line under it, not a node."""
     if not o.text.strip() or o.line_rgb is not None or o.fill_rgb is None:
         return False
-    rgb = o.fill_rgb.lstrip("#")
     try:
-        return len(rgb) == 6 and all(
-            int(rgb[i : i + 2], 16) >= TEXT_MASK_MIN_CHANNEL for i in (0, 2, 4)
-        )
-    except ValueError:  # not RRGGBB: not a white mask
+        fill, bg = _channels(o.fill_rgb), _channels(page)
+    except ValueError:  # not RRGGBB: not a mask
         return False
+    return max(abs(a - b) for a, b in zip(fill, bg, strict=True)) <= TEXT_MASK_MAX_CHANNEL_DIFF
+
+
+def _channels(rgb: str) -> tuple[int, int, int]:
+    """(r, g, b) of an ``RRGGBB`` string (ValueError when it is not one)."""
+    rgb = rgb.lstrip("#")
+    if len(rgb) != 6:
+        raise ValueError(rgb)
+    return int(rgb[0:2], 16), int(rgb[2:4], 16), int(rgb[4:6], 16)
 
 
 def _px_box(o: SlideObject, w: int, h: int) -> tuple[float, float, float, float]:
@@ -172,18 +179,19 @@ def read_tree_graph(tree: ObjectTree, size: tuple[int, int]) -> Graph:
         if o.type in NODE_TYPES and o.bbox.w > 0 and o.bbox.h > 0 and not _line_like(o)
     ]
     boxes = {o.id: _px_box(o, w, h) for o in objs}
+    page = tree.background_rgb or "FFFFFF"
     min_side = TREE_MIN_SIDE_FRAC * min(w, h)
     shapes = [
         o
         for o in objs
         if (o.type != "text_box" or o.fill_rgb is not None or o.line_rgb is not None)
-        and not _masks_text(o)
+        and not _masks_text(o, page)
     ]
     shapes = [o for o in shapes if min(boxes[o.id][2], boxes[o.id][3]) >= min_side]
     texts = [
         o
         for o in objs
-        if (o.type == "text_box" or _masks_text(o)) and o not in shapes and o.text.strip()
+        if (o.type == "text_box" or _masks_text(o, page)) and o not in shapes and o.text.strip()
     ]
     # panels: shapes holding 2+ other shapes
     panel_ids = set()

@@ -1,0 +1,124 @@
+"""Reference looks: the real-figure benchmark with its reference images drawn another way.
+
+The real figures in the shared folder are all dark ink on a light page and most are 700 to
+2000 px wide. Figures in the wild are also light on dark and small. A *look* transforms a
+figure's reference image and, where a faithful reconstruction of the transformed image would
+differ, every candidate deck with it, so that every variant keeps its label:
+
+* ``dark``  -- light on dark: the lightness of every colour inverted with its hue and
+  saturation kept (HLS ``L -> 1 - L``), in the image pixel by pixel and in the decks colour by
+  colour, with the slide background set to the page colour's inverse;
+* ``small`` -- the reference image scaled down so that its longer side is ``SMALL_SIDE_PX``
+  (area averaging); the decks are unchanged (a slide has no pixel size).
+
+``write_realfig_benchmark(..., look=...)`` writes the benchmark in a look;
+``bench/builtin_accuracy.py --bench real --look dark`` judges it.
+"""
+
+from __future__ import annotations
+
+import colorsys
+import io
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+from pptx import Presentation
+from pptx.dml.color import RGBColor
+from pptx.oxml.ns import qn
+
+from generation.deck import _fixed_zip
+from judge.errors import BenchmarkError
+
+SMALL_SIDE_PX = 640
+"""``small``: the longer side of a scaled-down reference image, in pixels."""
+PAGE = "FFFFFF"
+"""The page colour of the decks' slides (white), whose inverse is the ``dark`` background."""
+
+
+def invert_lightness_hex(rgb: str) -> str:
+    """``RRGGBB`` with its HLS lightness inverted (hue and saturation kept)."""
+    r, g, b = (int(rgb[i : i + 2], 16) / 255 for i in (0, 2, 4))
+    h, l_, s = colorsys.rgb_to_hls(r, g, b)
+    out = colorsys.hls_to_rgb(h, 1 - l_, s)
+    return "".join(f"{round(c * 255):02X}" for c in out)
+
+
+def invert_lightness_image(png: bytes) -> bytes:
+    """PNG bytes with every pixel's HLS lightness inverted (alpha flattened on white first)."""
+    img = _decode(png)
+    hls = cv2.cvtColor(img, cv2.COLOR_BGR2HLS)
+    hls[:, :, 1] = 255 - hls[:, :, 1]
+    return _encode(cv2.cvtColor(hls, cv2.COLOR_HLS2BGR))
+
+
+def shrink_image(png: bytes, side: int = SMALL_SIDE_PX) -> bytes:
+    """PNG bytes scaled down (area averaging) so the longer side is ``side`` px; never up."""
+    img = _decode(png)
+    h, w = img.shape[:2]
+    scale = side / max(h, w)
+    if scale >= 1:
+        return _encode(img)
+    size = (max(1, round(w * scale)), max(1, round(h * scale)))
+    return _encode(cv2.resize(img, size, interpolation=cv2.INTER_AREA))
+
+
+def _decode(png: bytes) -> np.ndarray:
+    img = cv2.imdecode(np.frombuffer(png, np.uint8), cv2.IMREAD_UNCHANGED)
+    if img is None:
+        raise BenchmarkError("reference image does not decode")
+    if img.ndim == 2:
+        return cv2.cvtColor(img, cv2.COLOR_GRAY2BGR)
+    if img.shape[2] == 4:  # flatten on white, as the judge does
+        alpha = img[:, :, 3:4].astype(np.float32) / 255
+        rgb = img[:, :, :3].astype(np.float32)
+        return np.round(rgb * alpha + 255 * (1 - alpha)).astype(np.uint8)
+    return img
+
+
+def _encode(img: np.ndarray) -> bytes:
+    ok, buf = cv2.imencode(".png", img)
+    if not ok:
+        raise BenchmarkError("reference image does not encode")
+    return buf.tobytes()
+
+
+def dark_deck(deck: bytes) -> bytes:
+    """``deck`` with every explicit colour's lightness inverted and each slide's background
+    set to the inverse of ``PAGE`` (deterministic bytes)."""
+    prs = Presentation(io.BytesIO(deck))
+    for slide in prs.slides:
+        for el in slide._element.iter(qn("a:srgbClr")):
+            el.set("val", invert_lightness_hex(el.get("val")))
+        fill = slide.background.fill
+        fill.solid()
+        fill.fore_color.rgb = RGBColor.from_string(invert_lightness_hex(PAGE))
+    buf = io.BytesIO()
+    prs.save(buf)
+    return _fixed_zip(buf.getvalue())
+
+
+@dataclass(frozen=True)
+class Look:
+    """How one look draws a reference image and changes a deck (``None``: unchanged)."""
+
+    reference: Callable[[bytes], bytes]
+    deck: Callable[[bytes], bytes] | None
+
+
+LOOKS: dict[str, Look] = {
+    "dark": Look(invert_lightness_image, dark_deck),
+    "small": Look(shrink_image, None),
+}
+"""Each reference look, by name."""
+
+
+def look(name: str) -> Look:
+    """The look called ``name`` (a clear error listing the known ones)."""
+    if name not in LOOKS:
+        raise BenchmarkError(f"unknown look {name!r} (known: {sorted(LOOKS)})")
+    return LOOKS[name]
+
+
+__all__ = ["LOOKS", "Look", "dark_deck", "invert_lightness_image", "look", "shrink_image"]

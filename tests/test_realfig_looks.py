@@ -1,0 +1,123 @@
+"""Reference looks (``generation.realfig.looks``): the real-figure benchmark light on dark and
+scaled down, with decks changed to match."""
+
+from __future__ import annotations
+
+import colorsys
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from generation.realfig.bench import SPECS, write_realfig_benchmark
+from generation.realfig.deck import build_deck
+from generation.realfig.looks import (
+    SMALL_SIDE_PX,
+    dark_deck,
+    invert_lightness_hex,
+    invert_lightness_image,
+    look,
+    shrink_image,
+)
+from generation.realfig.model import shared_figures_dir
+from judge.artifact.ooxml import read_object_tree
+from judge.errors import BenchmarkError
+from judge.render.pool import RenderPool
+
+FIGURES = shared_figures_dir()
+needs_figures = pytest.mark.skipif(
+    not (FIGURES / "dev01" / "reference.png").is_file(),
+    reason=f"{FIGURES} is absent (set PPTJUDGE_SHARED to the shared folder)",
+)
+
+
+def _png(img: np.ndarray) -> bytes:
+    return cv2.imencode(".png", img)[1].tobytes()
+
+
+def _img(png: bytes) -> np.ndarray:
+    img = cv2.imdecode(np.frombuffer(png, np.uint8), cv2.IMREAD_COLOR)
+    assert img is not None
+    return img
+
+
+def test_lightness_inversion_swaps_light_and_dark_and_keeps_the_hue() -> None:
+    assert invert_lightness_hex("FFFFFF") == "000000"
+    assert invert_lightness_hex("000000") == "FFFFFF"
+    pale = "DAE8FC"  # a draw.io pale blue fill becomes a dark blue
+    dark = invert_lightness_hex(pale)
+    hue = [colorsys.rgb_to_hls(*(int(c[i : i + 2], 16) / 255 for i in (0, 2, 4)))[0]
+           for c in (pale, dark)]  # fmt: skip
+    assert hue[1] == pytest.approx(hue[0], abs=0.02)
+    assert sum(int(dark[i : i + 2], 16) for i in (0, 2, 4)) < 3 * 80
+    # the image is inverted the same way, pixel by pixel
+    img = np.full((20, 30, 3), 255, np.uint8)
+    img[5:15, 5:25] = (0xFC, 0xE8, 0xDA)  # BGR of the pale blue
+    out = _img(invert_lightness_image(_png(img)))
+    assert (out[0, 0] == 0).all()
+    got = "".join(f"{int(c):02X}" for c in out[10, 10][::-1])
+    assert all(abs(int(got[i : i + 2], 16) - int(dark[i : i + 2], 16)) <= 3 for i in (0, 2, 4))
+
+
+def test_small_scales_the_longer_side_down_and_never_up() -> None:
+    big = np.full((1000, 2000, 3), 255, np.uint8)
+    assert _img(shrink_image(_png(big))).shape[:2] == (SMALL_SIDE_PX // 2, SMALL_SIDE_PX)
+    tiny = np.full((100, 50, 3), 255, np.uint8)
+    assert _img(shrink_image(_png(tiny))).shape[:2] == (100, 50)
+    with pytest.raises(BenchmarkError, match="unknown look 'sepia'"):
+        look("sepia")
+
+
+@pytest.mark.slow
+def test_a_dark_deck_renders_light_on_dark(render_pool: RenderPool, tmp_path: Path) -> None:
+    """Every explicit colour of the deck is inverted and the slide gets a black background:
+    LibreOffice draws the page black and the node text light."""
+    fig = next(f for f in SPECS if f.id == "dev13")
+    deck = tmp_path / "dark.pptx"
+    deck.write_bytes(dark_deck(build_deck(fig, "shapes")))
+    tree = read_object_tree(deck)
+    colours = {o.fill_rgb for o in tree.objects if o.fill_rgb}
+    assert "FFFFFF" not in colours
+    render_pool.render(deck, tmp_path / "dark.png")
+    img = _img((tmp_path / "dark.png").read_bytes())
+    corner = img[:10, :10].reshape(-1, 3)
+    assert corner.max() < 40, corner.max()
+    assert (img.reshape(-1, 3).sum(axis=1) > 600).any()  # light ink on it
+
+
+@needs_figures
+def test_a_look_redraws_the_references_and_keeps_the_labels(tmp_path: Path) -> None:
+    plain = write_realfig_benchmark(tmp_path / "plain", figures=["dev08"])
+    dark = write_realfig_benchmark(tmp_path / "dark", figures=["dev08"], look="dark")
+    assert [lb.model_dump() for lb in dark] == [lb.model_dump() for lb in plain]
+    ref = _img((FIGURES / "dev08" / "reference.png").read_bytes())
+    got = _img((tmp_path / "dark" / "tasks" / "dev08" / "reference.png").read_bytes())
+    assert got.shape == ref.shape and got.mean() < 255 - ref.mean() + 10
+    small = write_realfig_benchmark(tmp_path / "small", figures=["dev08"], look="small")
+    assert len(small) == len(plain)
+    shrunk = _img((tmp_path / "small" / "tasks" / "dev08" / "reference.png").read_bytes())
+    assert max(shrunk.shape[:2]) == min(SMALL_SIDE_PX, max(ref.shape[:2]))
+
+
+def test_a_dark_handmade_deck_reads_as_the_same_graph(tmp_path: Path) -> None:
+    """``handmade`` edge labels sit in boxes of the page's colour that hide the line under
+    them: on a black slide those boxes are black, and they are still text, not nodes."""
+    from judge.tools.treeread import read_tree_graph
+
+    fig = next(f for f in SPECS if f.id == "dev14")  # two-line edge labels in boxes
+    plain = build_deck(fig, "handmade")
+    graphs = {"plain": plain, "dark": dark_deck(plain)}
+    read = {}
+    for name, data in graphs.items():
+        path = tmp_path / f"{name}.pptx"
+        path.write_bytes(data)
+        tree = read_object_tree(path)
+        g = read_tree_graph(tree, (1600, 900))
+        names = {n.id: n.label for n in g.nodes}
+        read[name] = (sorted(n.label for n in g.nodes),
+                      {(names[e.src], names[e.dst], e.direction) for e in g.edges})  # fmt: skip
+        if name == "dark":
+            assert tree.background_rgb == "000000"
+    assert read["dark"] == read["plain"]
+    assert len(read["dark"][0]) == len(fig.nodes)
