@@ -121,3 +121,17 @@ def test_a_dark_handmade_deck_reads_as_the_same_graph(tmp_path: Path) -> None:
             assert tree.background_rgb == "000000"
     assert read["dark"] == read["plain"]
     assert len(read["dark"][0]) == len(fig.nodes)
+
+
+def test_a_transparent_reference_is_flattened_on_white_as_the_judge_reads_it() -> None:
+    """Looks decode through the judge's own loader: transparent pixels become white (not
+    black) before the lightness is inverted, and undecodable bytes are a clear error."""
+    rgba = np.zeros((40, 60, 4), np.uint8)  # fully transparent black
+    rgba[10:30, 10:50] = (0, 0, 200, 255)  # an opaque red box (BGRA)
+    png = cv2.imencode(".png", rgba)[1].tobytes()
+    small = _img(shrink_image(png, side=1000))
+    assert (small[0, 0] == 255).all() and tuple(small[20, 20]) == (0, 0, 200)
+    dark = _img(invert_lightness_image(png))
+    assert (dark[0, 0] == 0).all()  # the white page inverted, not the transparent black
+    with pytest.raises(BenchmarkError, match="does not decode"):
+        shrink_image(b"not an image")

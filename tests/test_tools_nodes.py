@@ -59,3 +59,45 @@ def test_panels_hold_their_nodes(drawn: tuple) -> None:
 
 def test_blank_image_has_no_blobs() -> None:
     assert detect_blobs(np.full((300, 400, 3), 255, np.uint8)) == []
+
+
+def _cylinder(img: np.ndarray, x: int, y: int, w: int, h: int, cap: int, gap: bool) -> None:
+    """An outlined cylinder as drawing tools export it: a whole top ellipse, two sides and a
+    whole bottom ellipse (its upper half hidden in a real drawing, drawn here as hand-drawn
+    tools do); ``gap``: the left side starts lower, inside the top cap's rim (hand-drawn)."""
+    black = (30, 30, 30)
+    cv2.ellipse(img, (x + w // 2, y + cap // 2), (w // 2, cap // 2), 0, 0, 360, black, 3)
+    cv2.ellipse(img, (x + w // 2, y + h - cap // 2), (w // 2, cap // 2), 0, 0, 360, black, 3)
+    top = y + cap // 2 + (4 if gap else 0)
+    cv2.line(img, (x, top), (x, y + h - cap // 2), black, 3)
+    cv2.line(img, (x + w, y + cap // 2), (x + w, y + h - cap // 2), black, 3)
+
+
+@pytest.mark.parametrize("gap", [False, True])
+def test_an_outlined_cylinder_is_one_node_not_two_caps(gap: bool) -> None:
+    """The caps are holes straddling the body's hole; they are the body's ends (as wide as it),
+    not nodes sitting on a loop of lines, so the whole cylinder fills into one leaf blob."""
+    img = np.full((600, 900, 3), 255, np.uint8)
+    _cylinder(img, 500, 100, 260, 360, 100, gap)
+    cv2.putText(img, "Storage", (540, 300), cv2.FONT_HERSHEY_SIMPLEX, 1.2, (30, 30, 30), 2)
+    cv2.rectangle(img, (80, 220), (330, 340), (30, 30, 30), 3)  # an ordinary box beside it
+    boxes = [b.box for b in detect_blobs(img) if b.box[0] > 400]  # the glyphs are text blobs
+    whole = [(x, y, w, h) for x, y, w, h in boxes if h > 300]
+    assert len(whole) == 1, boxes
+    x, y, w, h = whole[0]
+    assert abs(x - 500) <= 6 and abs(y - 100) <= 6 and abs(w - 260) <= 8 and abs(h - 360) <= 8
+    assert not [b for b in boxes if abs(b[2] - 260) <= 12 and b[3] < 150], boxes  # no lone cap
+
+
+def test_a_loop_of_lines_through_outlined_boxes_is_not_filled() -> None:
+    """Four outlined boxes on a rectangle of lines: the loop's hole is straddled by boxes
+    narrower than it (not caps), so it stays a loop and the boxes stay four nodes."""
+    img = np.full((700, 900, 3), 255, np.uint8)
+    black = (30, 30, 30)
+    cv2.rectangle(img, (150, 150), (750, 550), black, 3)  # the loop of lines
+    for cx, cy in ((150, 350), (750, 350), (450, 150), (450, 550)):
+        cv2.rectangle(img, (cx - 70, cy - 45), (cx + 70, cy + 45), (255, 255, 255), -1)
+        cv2.rectangle(img, (cx - 70, cy - 45), (cx + 70, cy + 45), black, 3)
+    leaves = [b for b in detect_blobs(img) if not b.children]
+    assert len(leaves) == 4, sorted(b.box for b in leaves)
+    assert all(b.box[2] < 200 for b in leaves)

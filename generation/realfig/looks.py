@@ -29,7 +29,8 @@ from pptx.dml.color import RGBColor
 from pptx.oxml.ns import qn
 
 from generation.deck import _fixed_zip
-from judge.errors import BenchmarkError
+from judge.errors import BenchmarkError, ImagePrepError
+from judge.render.prepare import load_rgb
 
 SMALL_SIDE_PX = 640
 """``small``: the longer side of a scaled-down reference image, in pixels."""
@@ -65,16 +66,12 @@ def shrink_image(png: bytes, side: int = SMALL_SIDE_PX) -> bytes:
 
 
 def _decode(png: bytes) -> np.ndarray:
-    img = cv2.imdecode(np.frombuffer(png, np.uint8), cv2.IMREAD_UNCHANGED)
-    if img is None:
-        raise BenchmarkError("reference image does not decode")
-    if img.ndim == 2:
-        return cv2.cvtColor(img, cv2.COLOR_GRAY2BGR)
-    if img.shape[2] == 4:  # flatten on white, as the judge does
-        alpha = img[:, :, 3:4].astype(np.float32) / 255
-        rgb = img[:, :, :3].astype(np.float32)
-        return np.round(rgb * alpha + 255 * (1 - alpha)).astype(np.uint8)
-    return img
+    """BGR pixels of an image, transparency flattened on white as the judge reads it."""
+    try:
+        rgb = np.asarray(load_rgb(png))
+    except ImagePrepError as exc:
+        raise BenchmarkError(f"reference image does not decode: {exc}") from exc
+    return cv2.cvtColor(rgb, cv2.COLOR_RGB2BGR)
 
 
 def _encode(img: np.ndarray) -> bytes:
@@ -121,4 +118,12 @@ def look(name: str) -> Look:
     return LOOKS[name]
 
 
-__all__ = ["LOOKS", "Look", "dark_deck", "invert_lightness_image", "look", "shrink_image"]
+__all__ = [
+    "LOOKS",
+    "Look",
+    "dark_deck",
+    "invert_lightness_hex",
+    "invert_lightness_image",
+    "look",
+    "shrink_image",
+]

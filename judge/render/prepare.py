@@ -69,18 +69,22 @@ PAIR_WIDTH = 2 * PANEL_WIDTH + PANEL_GAP
 PAIR_HEIGHT = PANEL_HEIGHT
 
 
-def load_rgb(path: Path) -> Image.Image:
-    """Read an image file as RGB, compositing any transparency on white.
+def load_rgb(path: Path | bytes) -> Image.Image:
+    """Read an image file (or an image's bytes) as RGB, compositing any transparency on white.
 
     The pixel count is checked from the header before decoding; unreadable files, images over
     :data:`MAX_IMAGE_PIXELS` and decoder errors raise :class:`ImagePrepError` naming the file.
     """
-    path = Path(path)
+    source: Path | io.BytesIO
+    if isinstance(path, bytes):
+        source, path = io.BytesIO(path), Path("<image bytes>")
+    else:
+        source = path = Path(path)
     try:
         with warnings.catch_warnings():
             # Pillow warns (then errors) on decompression bombs; we bound size ourselves.
             warnings.simplefilter("ignore", Image.DecompressionBombWarning)
-            with Image.open(path) as im:
+            with Image.open(source) as im:
                 width, height = im.size
                 if width <= 0 or height <= 0:
                     raise ImagePrepError(f"{path}: image has no pixels ({width}x{height})")

@@ -10,6 +10,7 @@ the image measured (the image frame) unless a tool caller asks for the panel fra
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -22,6 +23,7 @@ from judge.tools.ocr import box_to_frame, region_to_image
 from judge.tools.thresholds import (
     BG_SAME_DE,
     CORNER_SHARP_PX,
+    CYLINDER_CAP_MATCH_FRAC,
     ELLIPSE_MIN_EXTENT,
     HEAD_MAX_CONTENT_FRAC,
     HEAD_MAX_EXTENT,
@@ -235,7 +237,8 @@ def _fill_holes(ink: np.ndarray, min_side: int, k: int) -> np.ndarray:
         straddle = False
         # only smaller holes count (a node's interior is not straddled by the loop around it)
         others = [hb for j, hb in holes.items() if j != i and hb[2] * hb[3] < w * h]
-        for bx, by, bw, bh in boxes + others:
+        caps = [hb for hb in others if _is_cap(hb, (x, y, w, h), tol)]
+        for bx, by, bw, bh in boxes + [hb for hb in others if hb not in caps]:
             if bx >= x + w or bx + bw <= x or by >= y + h or by + bh <= y:
                 continue  # outside
             if (
@@ -250,6 +253,21 @@ def _fill_holes(ink: np.ndarray, min_side: int, k: int) -> np.ndarray:
         if not straddle:  # the hull: a panel's hole loses what is attached inside it
             cv2.fillConvexPoly(solid, cv2.convexHull(c), 1)
     return solid
+
+
+def _is_cap(cap: Sequence[int], body: Sequence[int], tol: int) -> bool:
+    """Whether hole ``cap`` is an end cap of a cylinder whose body is hole ``body``: as wide as
+    the body (``CYLINDER_CAP_MATCH_FRAC``) and overlapping one of its ends (top or bottom; left
+    or right for a cylinder lying down). A loop of lines through outlined nodes is straddled
+    by node interiors narrower than it; a cylinder's caps span its whole width."""
+    cx, cy, cw, ch = cap
+    x, y, w, h = body
+    slack = CYLINDER_CAP_MATCH_FRAC
+    across = abs(cx - x) <= slack * w + tol and abs(cw - w) <= slack * w + tol
+    if across and ch < h and (cy < y < cy + ch or cy < y + h < cy + ch):
+        return True
+    down = abs(cy - y) <= slack * h + tol and abs(ch - h) <= slack * h + tol
+    return down and cw < w and (cx < x < cx + cw or cx < x + w < cx + cw)
 
 
 def _outline_colour(

@@ -74,6 +74,11 @@ HOLE_CONVEX_MIN_SOLIDITY = 0.95
 """... or, down to ``MIN_NODE_EXTENT`` of its box, when it is convex: it fills this share of its
 convex hull (an outlined diamond's interior fills half its box)."""
 
+CYLINDER_CAP_MATCH_FRAC = 0.08
+"""A hole straddling a bigger hole's top or bottom end (left or right) is that cylinder body's
+cap, not a node on a loop of lines, when its left edge and width match the body's within this
+share of the body's width (hand-drawn caps are a little off)."""
+
 CORNER_SHARP_PX = 1.5
 """Diagonal inset (px) of a square corner after anti-aliasing; insets above it are rounding."""
 
