@@ -64,12 +64,13 @@ def test_blank_image_has_no_blobs() -> None:
 def _cylinder(img: np.ndarray, x: int, y: int, w: int, h: int, cap: int, gap: bool) -> None:
     """An outlined cylinder as drawing tools export it: a whole top ellipse, two sides and a
     whole bottom ellipse (its upper half hidden in a real drawing, drawn here as hand-drawn
-    tools do); ``gap``: the left side starts lower, inside the top cap's rim (hand-drawn)."""
+    tools do); ``gap``: the left side is drawn a little left of the caps, missing them by a
+    pixel (hand-drawn)."""
     black = (30, 30, 30)
     cv2.ellipse(img, (x + w // 2, y + cap // 2), (w // 2, cap // 2), 0, 0, 360, black, 3)
     cv2.ellipse(img, (x + w // 2, y + h - cap // 2), (w // 2, cap // 2), 0, 0, 360, black, 3)
-    top = y + cap // 2 + (4 if gap else 0)
-    cv2.line(img, (x, top), (x, y + h - cap // 2), black, 3)
+    left = x - 6 if gap else x
+    cv2.line(img, (left, y + cap // 2), (left, y + h - cap // 2), black, 3)
     cv2.line(img, (x + w, y + cap // 2), (x + w, y + h - cap // 2), black, 3)
 
 
@@ -85,7 +86,7 @@ def test_an_outlined_cylinder_is_one_node_not_two_caps(gap: bool) -> None:
     whole = [(x, y, w, h) for x, y, w, h in boxes if h > 300]
     assert len(whole) == 1, boxes
     x, y, w, h = whole[0]
-    assert abs(x - 500) <= 6 and abs(y - 100) <= 6 and abs(w - 260) <= 8 and abs(h - 360) <= 8
+    assert abs(x - 500) <= 9 and abs(y - 100) <= 6 and abs(w - 260) <= 14 and abs(h - 360) <= 8
     assert not [b for b in boxes if abs(b[2] - 260) <= 12 and b[3] < 150], boxes  # no lone cap
 
 

@@ -182,14 +182,15 @@ def outside_of(mask: np.ndarray) -> np.ndarray:
     return outer > 0
 
 
-def _fill_holes(ink: np.ndarray, min_side: int, k: int) -> np.ndarray:
+def _fill_holes(ink: np.ndarray, min_side: int, k: int, cylinders_only: bool = False) -> np.ndarray:
     """Fill box-like holes (outlined box and panel interiors) and small holes (glyph counters).
 
     A loop of lines closed through nodes also makes a box-like hole; it is told apart because
     solid blobs straddle its bounding box (the nodes sit on the loop), whereas the solid blobs
-    of a panel lie wholly inside or outside it.
+    of a panel lie wholly inside or outside it. ``cylinders_only``: return only the filled
+    bodies of cylinders (holes with a cap, :func:`_is_cap`), not the ink.
     """
-    solid = ink.copy()
+    solid = np.zeros_like(ink) if cylinders_only else ink.copy()
     contours, hier = cv2.findContours(ink, cv2.RETR_CCOMP, cv2.CHAIN_APPROX_SIMPLE)
     if hier is None:
         return solid
@@ -224,7 +225,8 @@ def _fill_holes(ink: np.ndarray, min_side: int, k: int) -> np.ndarray:
         x, y, w, h = cv2.boundingRect(c)
         area = cv2.contourArea(c)
         if area <= small:
-            cv2.drawContours(solid, [c], -1, 1, thickness=-1)
+            if not cylinders_only:
+                cv2.drawContours(solid, [c], -1, 1, thickness=-1)
             continue
         if w < min_side or h < min_side:
             continue
@@ -238,6 +240,8 @@ def _fill_holes(ink: np.ndarray, min_side: int, k: int) -> np.ndarray:
         # only smaller holes count (a node's interior is not straddled by the loop around it)
         others = [hb for j, hb in holes.items() if j != i and hb[2] * hb[3] < w * h]
         caps = [hb for hb in others if _is_cap(hb, (x, y, w, h), tol)]
+        if cylinders_only and not caps:
+            continue
         for bx, by, bw, bh in boxes + [hb for hb in others if hb not in caps]:
             if bx >= x + w or bx + bw <= x or by >= y + h or by + bh <= y:
                 continue  # outside
@@ -391,9 +395,12 @@ def _scan(
     k = scaled_px(LINE_OPEN_PER_KPX, full_shape, 3)
     ink = ink_mask(img, bg, light=depth == 0) & area
     # close 1-2 px gaps (anti-aliased seams between a stroke and a fill)
-    solid = cv2.morphologyEx(
-        _fill_holes(ink, min_side, k), cv2.MORPH_CLOSE, np.ones((5, 5), np.uint8)
-    )
+    filled = _fill_holes(ink, min_side, k)
+    # a hand-drawn cylinder's side may stop a pixel short of its cap: its body is found with
+    # such gaps closed (only cylinder bodies: closing gaps everywhere joins callouts to lines)
+    sealed = cv2.morphologyEx(ink, cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8))
+    filled |= _fill_holes(sealed, min_side, k, cylinders_only=True)
+    solid = cv2.morphologyEx(filled, cv2.MORPH_CLOSE, np.ones((5, 5), np.uint8))
     kernel = cv2.getStructuringElement(cv2.MORPH_RECT, (k, k))
     opened = cv2.morphologyEx(solid, cv2.MORPH_OPEN, kernel)
     n, labels, stats, _ = cv2.connectedComponentsWithStats(opened, connectivity=8)
