@@ -90,6 +90,17 @@ def test_an_outlined_cylinder_is_one_node_not_two_caps(gap: bool) -> None:
     assert not [b for b in boxes if abs(b[2] - 260) <= 12 and b[3] < 150], boxes  # no lone cap
 
 
+def test_a_cylinder_lying_down_is_one_node_too() -> None:
+    """The same cylinder turned a quarter: its caps straddle the body's left and right ends."""
+    img = np.full((900, 600, 3), 255, np.uint8)
+    _cylinder(img, 100, 100, 260, 360, 100, False)
+    img = np.ascontiguousarray(np.rot90(img))  # now 600 tall, 900 wide; caps left and right
+    boxes = [b.box for b in detect_blobs(img)]
+    whole = [(x, y, w, h) for x, y, w, h in boxes if w > 300]
+    assert len(whole) == 1, boxes
+    assert abs(whole[0][2] - 360) <= 8 and abs(whole[0][3] - 260) <= 8
+
+
 def test_a_loop_of_lines_through_outlined_boxes_is_not_filled() -> None:
     """Four outlined boxes on a rectangle of lines: the loop's hole is straddled by boxes
     narrower than it (not caps), so it stays a loop and the boxes stay four nodes."""

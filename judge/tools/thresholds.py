@@ -77,7 +77,8 @@ convex hull (an outlined diamond's interior fills half its box)."""
 CYLINDER_CAP_MATCH_FRAC = 0.08
 """A hole straddling a bigger hole's top or bottom end (left or right) is that cylinder body's
 cap, not a node on a loop of lines, when its left edge and width match the body's within this
-share of the body's width (hand-drawn caps are a little off)."""
+share of the body's width (top and height, for a cylinder lying down; hand-drawn caps are a
+little off)."""
 
 CORNER_SHARP_PX = 1.5
 """Diagonal inset (px) of a square corner after anti-aliasing; insets above it are rounding."""
