@@ -7,7 +7,8 @@
   ``$PPTJUDGE_SHARED/real-figures`` (copied into the output folder, never into the repository).
   Its figures are split in two folds (never one figure in both); each fold is reported alone.
   ``--look dark`` draws every reference light on dark (lightness inverted, decks to match),
-  ``--look small`` scales every reference down to 640 px on its longer side
+  ``--look small`` scales every reference down to 640 px on its longer side,
+  ``--look jpeg`` passes every reference through one JPEG save at quality 60
   (``generation.realfig.looks``).
 * ``graphviz``: the Graphviz benchmark (``generation.gvbench.write_graphviz_benchmark``, same
   seed and task count as ``synth``): references laid out and drawn by Graphviz (curved,
@@ -34,7 +35,7 @@ Usage::
 
     .venv/bin/python bench/builtin_accuracy.py --bench synth [--seed 1234] [--tasks 10]
     .venv/bin/python bench/builtin_accuracy.py --bench real [--rejudge] [--out /tmp/acc]
-    .venv/bin/python bench/builtin_accuracy.py --bench real --look dark   # or --look small
+    .venv/bin/python bench/builtin_accuracy.py --bench real --look dark   # or small, jpeg
     .venv/bin/python bench/builtin_accuracy.py --bench graphviz --tasks 12 --workers 1
     .venv/bin/python bench/builtin_accuracy.py --bench mpl --tasks 14
     .venv/bin/python bench/builtin_accuracy.py --bench robust
@@ -54,6 +55,7 @@ from collections import Counter, defaultdict
 from pathlib import Path
 from typing import Any
 
+from generation.realfig.looks import LOOKS
 from judge.errors import BenchmarkError
 
 GATES = ["pass", "artifact", "semantic", "render"]
@@ -312,9 +314,9 @@ def main() -> int:
     ap.add_argument("--quiet", action="store_true", help="do not list disagreements")
     ap.add_argument(
         "--look",
-        choices=["dark", "small"],
-        help="real: draw the references light on dark, or scale them down "
-        "(generation.realfig.looks); the decks change to match",
+        choices=sorted(LOOKS),
+        help="real: draw the references light on dark, scale them down or pass them "
+        "through JPEG (generation.realfig.looks); the decks change to match",
     )
     args = ap.parse_args()
     groups = {"both": ["synth", "real"], "all": ["synth", "real", "graphviz", "mpl", "robust"]}

@@ -1,5 +1,5 @@
 """Reference looks (``generation.realfig.looks``): the real-figure benchmark light on dark and
-scaled down, with decks changed to match."""
+scaled down or through JPEG, with decks changed to match."""
 
 from __future__ import annotations
 
@@ -17,6 +17,7 @@ from generation.realfig.looks import (
     dark_deck,
     invert_lightness_hex,
     invert_lightness_image,
+    jpeg_image,
     look,
     shrink_image,
 )
@@ -67,6 +68,21 @@ def test_small_scales_the_longer_side_down_and_never_up() -> None:
     assert _img(shrink_image(_png(tiny))).shape[:2] == (100, 50)
     with pytest.raises(BenchmarkError, match="unknown look 'sepia'"):
         look("sepia")
+
+
+def test_jpeg_leaves_the_ringing_of_one_lossy_save_and_keeps_the_size() -> None:
+    """A black line on white comes back with grey ringing beside it (the artefacts a figure
+    re-saved for the web carries), at the same size, still stored as PNG."""
+    img = np.full((64, 96, 3), 255, np.uint8)
+    cv2.line(img, (8, 32), (88, 32), (0, 0, 0), 1)
+    png = jpeg_image(_png(img))
+    assert png[:8] == b"\x89PNG\r\n\x1a\n"
+    out = _img(png)
+    assert out.shape == img.shape
+    changed = np.abs(out.astype(int) - img.astype(int)).max(axis=2) >= 2
+    assert changed[26:40, 8:88].sum() > 40  # ringing beside the line, where the page was white
+    assert out[32, 48].max() < 100 and out[5, 5].min() > 235  # the line and the page survive
+    assert not np.array_equal(_img(jpeg_image(_png(img), quality=95)), out)
 
 
 @pytest.mark.slow

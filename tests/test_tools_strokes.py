@@ -12,6 +12,7 @@ from lxml import etree
 from pptx import Presentation
 from pptx.dml.color import RGBColor
 from pptx.enum.shapes import MSO_CONNECTOR, MSO_SHAPE
+from pptx.enum.text import PP_ALIGN
 from pptx.oxml.ns import qn
 from pptx.util import Emu, Pt
 
@@ -324,3 +325,84 @@ def test_a_label_beside_a_line_does_not_cut_it(render_pool: RenderPool, tmp_path
     src = next(i for i in eps if blobs[i].box[0] < img.shape[1] / 2)
     dst = next(i for i in eps if i != src)
     assert [e for ln in lines for e in ln.edges()] == [(src, dst, "high")]
+
+
+@pytest.mark.slow
+def test_thin_lines_fanning_out_of_one_point_are_no_head_there(
+    render_pool: RenderPool, tmp_path: Path
+) -> None:
+    """Three hairlines leave one point of S for X, Y and Z, each with a small head at its far
+    end (a state diagram's fan): where they start they overlap into a wedge as thick as a
+    head, but S is their tail, not a head fed by three arrows."""
+    prs = Presentation()
+    prs.slide_width, prs.slide_height = Emu(SLIDE_W), Emu(SLIDE_H)
+    slide = prs.slides.add_slide(prs.slide_layouts[6])
+    centres = {"S": (400, 450), "X": (1300, 150), "Y": (1300, 450), "Z": (1300, 750)}
+    for label, (cx, cy) in centres.items():
+        s = slide.shapes.add_shape(
+            MSO_SHAPE.OVAL, Emu(int((cx - 130) * PX)), Emu(int((cy - 70) * PX)),
+            Emu(int(260 * PX)), Emu(int(140 * PX)),
+        )  # fmt: skip
+        s.fill.solid()
+        s.fill.fore_color.rgb = RGBColor(0xF0, 0x90, 0x20)
+        s.line.color.rgb = BLACK
+        s.line.width = Pt(0.75)
+        s.text_frame.text = label
+    for dst in ("X", "Y", "Z"):
+        _arrow(slide, (530, 450), (1170, centres[dst][1]), 0.75, BLACK, "triangle", "sm")
+    img = _render(render_pool, prs, tmp_path / "f.pptx")
+    small = cv2.resize(img, (800, 450), interpolation=cv2.INTER_AREA)
+    blobs = detect_blobs(small)
+    eps = node_endpoints(blobs)
+
+    def name(i: int) -> str:
+        x, y, w, h = blobs[i].box
+        inside = (n for n, (cx, cy) in centres.items() if x <= cx / 2 <= x + w)
+        return next(n for n in inside if y <= centres[n][1] / 2 <= y + h)
+
+    got = {(name(a), name(b)) for ln in detect_lines(small, blobs, eps) for a, b, c in ln.edges()
+           if c in ("high", "medium")}  # fmt: skip
+    assert got <= {("S", "X"), ("S", "Y"), ("S", "Z")}
+    assert len(got) >= 2, got
+
+
+@pytest.mark.slow
+def test_bold_light_text_on_a_saturated_fill_through_jpeg_is_text_not_a_box(
+    render_pool: RenderPool, tmp_path: Path
+) -> None:
+    """Bold white labels on red and orange ellipses, saved once as JPEG (quality 60): the
+    ringing joins each label's glyphs into one solid block rimmed in a darker tone, which
+    looks like a box drawn tight round the label. It is text: each ellipse is one node, not a
+    panel holding a node."""
+    from generation.realfig.looks import jpeg_image
+    from judge.tools.graphread import node_blobs
+    from judge.tools.ocr import ocr_image
+
+    prs = Presentation()
+    prs.slide_width, prs.slide_height = Emu(SLIDE_W), Emu(SLIDE_H)
+    slide = prs.slides.add_slide(prs.slide_layouts[6])
+    fills = {"FAILED": (0xFF, 0, 0), "IN_PROGRESS": (0xFF, 0x99, 0), "CANCELLED": (0x99, 0, 0)}
+    for k, (label, rgb) in enumerate(fills.items()):
+        s = slide.shapes.add_shape(
+            MSO_SHAPE.OVAL, Emu(int((150 + 480 * k) * PX)), Emu(int(380 * PX)),
+            Emu(int(300 * PX)), Emu(int(170 * PX)),
+        )  # fmt: skip
+        s.fill.solid()
+        s.fill.fore_color.rgb = RGBColor(*rgb)
+        s.line.color.rgb = BLACK
+        s.line.width = Pt(0.75)
+        s.text_frame.text = label
+        run = s.text_frame.paragraphs[0].runs[0]
+        s.text_frame.paragraphs[0].alignment = PP_ALIGN.CENTER
+        run.font.size, run.font.bold = Pt(20), True
+        run.font.color.rgb = RGBColor(0xFF, 0xFF, 0xFF)
+    img = _render(render_pool, prs, tmp_path / "j.pptx")
+    small = cv2.resize(img, (800, 450), interpolation=cv2.INTER_AREA)
+    jpeg = cv2.imdecode(np.frombuffer(jpeg_image(cv2.imencode(".png", small)[1].tobytes()),
+                                      np.uint8), cv2.IMREAD_COLOR)  # fmt: skip
+    assert jpeg is not None
+    blobs = detect_blobs(jpeg)
+    leaves, kids, _glyphs, _icons = node_blobs(blobs, ocr_image(jpeg), jpeg)
+    big = [i for i, b in enumerate(blobs) if b.box[2] > 100]
+    assert len(big) == 3, [b.box for b in blobs]
+    assert all(i in leaves and not kids[i] for i in big), [(blobs[i].box, kids[i]) for i in big]

@@ -9,7 +9,10 @@ differ, every candidate deck with it, so that every variant keeps its label:
   saturation kept (HLS ``L -> 1 - L``), in the image pixel by pixel and in the decks colour by
   colour, with the slide background set to the page colour's inverse;
 * ``small`` -- the reference image scaled down so that its longer side is ``SMALL_SIDE_PX``
-  (area averaging); the decks are unchanged (a slide has no pixel size).
+  (area averaging); the decks are unchanged (a slide has no pixel size);
+* ``jpeg``  -- the reference image saved as a JPEG at ``JPEG_QUALITY`` and decoded again, so
+  it carries the ringing and 8x8 block artefacts of a figure screenshotted or re-saved for the
+  web (stored as PNG, so the artefacts are exactly those of one JPEG pass); decks unchanged.
 
 ``write_realfig_benchmark(..., look=...)`` writes the benchmark in a look;
 ``bench/builtin_accuracy.py --bench real --look dark`` judges it.
@@ -34,6 +37,8 @@ from judge.render.prepare import load_rgb
 
 SMALL_SIDE_PX = 640
 """``small``: the longer side of a scaled-down reference image, in pixels."""
+JPEG_QUALITY = 60
+"""``jpeg``: the JPEG quality (0-100) of the one lossy pass; 60 is a typical web re-save."""
 PAGE = "FFFFFF"
 """The page colour of the decks' slides (white), whose inverse is the ``dark`` background."""
 
@@ -63,6 +68,18 @@ def shrink_image(png: bytes, side: int = SMALL_SIDE_PX) -> bytes:
         return _encode(img)
     size = (max(1, round(w * scale)), max(1, round(h * scale)))
     return _encode(cv2.resize(img, size, interpolation=cv2.INTER_AREA))
+
+
+def jpeg_image(png: bytes, quality: int = JPEG_QUALITY) -> bytes:
+    """PNG bytes of the image after one JPEG pass at ``quality`` (4:2:0 chroma, as browsers
+    and screenshot tools save)."""
+    ok, buf = cv2.imencode(".jpg", _decode(png), [cv2.IMWRITE_JPEG_QUALITY, quality])
+    if not ok:
+        raise BenchmarkError("reference image does not encode as JPEG")
+    out = cv2.imdecode(buf, cv2.IMREAD_COLOR)
+    if out is None:
+        raise BenchmarkError("reference image does not decode after its JPEG pass")
+    return _encode(out)
 
 
 def _decode(png: bytes) -> np.ndarray:
@@ -107,6 +124,7 @@ class Look:
 LOOKS: dict[str, Look] = {
     "dark": Look(invert_lightness_image, dark_deck),
     "small": Look(shrink_image, None),
+    "jpeg": Look(jpeg_image, None),
 }
 """Each reference look, by name."""
 
@@ -124,6 +142,7 @@ __all__ = [
     "dark_deck",
     "invert_lightness_hex",
     "invert_lightness_image",
+    "jpeg_image",
     "look",
     "shrink_image",
 ]

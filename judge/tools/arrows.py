@@ -290,6 +290,7 @@ def detect_lines(
                 end = _end_point(xs_abs[near], ys_abs[near], (bx, by, bw, bh))
                 touches.append((node, end[0], end[1]))
         d2 = [(xs_abs - px) ** 2 + (ys_abs - py) ** 2 for _, px, py in touches]
+        behind_n: list[int] = []  # separate lines behind each headed end (0: not measured)
         for k, (node, px, py) in enumerate(touches):
             # look for the head only on this end's side of the line (short lines: the nearer half)
             mine = np.ones(d2[k].shape, bool)
@@ -326,6 +327,11 @@ def detect_lines(
                 sel = mine & (d2[k] <= (BLOCK_BACK_WIDTHS[1] * wd) ** 2)
                 head = _block_head(xs_abs[sel], ys_abs[sel], (px, py), wd)
             line.contacts.append(Contact(node, (round(px, 1), round(py, 1)), head, 2 * tmax))
+            if head and len(touches) >= 3:  # counted on the ink before the dash closing,
+                raw = ink[ys_abs[at], xs_abs[at]] > 0  # which fills a narrow fan into a wedge
+                behind_n.append(_lines_behind(xs[at][raw], ys[at][raw], end, wd))
+            else:
+                behind_n.append(0)
         if len(touches) == 1:
             line.labels = _labels_reached(xs_abs, ys_abs, blocks)
         if len(touches) >= 3:
@@ -334,8 +340,26 @@ def detect_lines(
             if joins is not None:
                 idx = [node for node, _, _ in touches]
                 line.joins = {frozenset((idx[a], idx[b])) for a, b in map(tuple, joins)}
+                _unhead_fan_hub(line, behind_n)
         out.append(line)
     return out
+
+
+def _unhead_fan_hub(line: LineComp, behind_n: list[int]) -> None:
+    """Thin lines fanning out of one point of a node overlap into a wedge as thick as a head
+    there. An end is such a hub, not a head, when two or more separate lines run behind it
+    (counted on the ink before the dash closing) and strokes join it to two or more headed
+    ends (lines converging on a node, each with its own head, have plain tails at their far
+    ends; one end falsely headed by such a wedge does not make its partners hubs)."""
+    headed = {c.node for c in line.contacts if c.head}
+    hubs = []
+    for k, c in enumerate(line.contacts):
+        partners = {o.node for o in line.contacts if o.node != c.node}
+        partners = {p for p in partners if line.joined(c.node, p)}
+        if c.head and behind_n[k] >= 2 and len(partners & headed) >= 2:
+            hubs.append(c)
+    for c in hubs:
+        c.head = False
 
 
 LabelBlock = tuple[float, float, float, float, float]

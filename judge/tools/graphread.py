@@ -20,15 +20,19 @@ import numpy as np
 from scipy.optimize import linear_sum_assignment
 
 from judge.tools.bridges import bridged_lines
+from judge.tools.colour import ciede2000_bgr
 from judge.tools.icons import is_icon
 from judge.tools.thresholds import (
+    BG_SAME_DE,
     GLYPH_COVER_FRAC,
     GLYPH_MAX_EXTENT,
     GLYPH_MAX_LINE_HEIGHTS,
+    INK_DIFF,
     LABEL_CHANGED_MIN_DISTANCE,
     LABEL_MATCH_MAX_DISTANCE,
     OCR_CONFIDENT,
     POSITION_WEIGHT,
+    SLAB_MIN_OTHER_FRAC,
     TEXT_INK_DIFF,
     UNLABELLED_LABEL_COST,
     UNLABELLED_MATCH_MAX_POSITION,
@@ -221,7 +225,7 @@ def node_blobs(
 
     Nodes are the blobs holding no other (non-text) blob, minus text blobs (glyph clusters)
     and, given the image, pictures and logos; blobs holding others are panels."""
-    glyphs = _glyph_blobs(blobs, ocr)
+    glyphs = _glyph_blobs(blobs, ocr, img)
     kids = {i: [c for c in b.children if c not in glyphs] for i, b in enumerate(blobs)}
     leaves = [i for i in range(len(blobs)) if not kids[i] and i not in glyphs]
     icons: set[int] = set()
@@ -231,14 +235,16 @@ def node_blobs(
     return leaves, kids, glyphs, icons
 
 
-def _glyph_blobs(blobs: list[Blob], ocr: list[OcrLine]) -> set[int]:
+def _glyph_blobs(blobs: list[Blob], ocr: list[OcrLine], img: np.ndarray | None) -> set[int]:
     """Blobs that are text: most of the blob lies inside one OCR line's box and the blob is
     no taller than that line (solid glyph clusters of small or bold text pass the node-size
     test on small images), unless it is a filled, outlined box filling its bounding box
-    (``GLYPH_MAX_EXTENT``: a box drawn tight round its label is a node)."""
+    (``GLYPH_MAX_EXTENT``: a box drawn tight round its label is a node) that, given the image,
+    is mostly its fill (``SLAB_MIN_OTHER_FRAC``: not a JPEG block of glyphs)."""
     out = set()
     for i, b in enumerate(blobs):
-        if b.extent >= GLYPH_MAX_EXTENT and b.fill_bgr is not None and b.stroke_bgr is not None:
+        tight = b.extent >= GLYPH_MAX_EXTENT and b.fill_bgr is not None
+        if tight and b.stroke_bgr is not None and (img is None or not _glyph_block(img, b)):
             continue
         x, y, w, h = b.box
         for ln in ocr:
@@ -249,6 +255,22 @@ def _glyph_blobs(blobs: list[Blob], ocr: list[OcrLine]) -> set[int]:
                 out.add(i)
                 break
     return out
+
+
+def _glyph_block(img: np.ndarray, b: Blob) -> bool:
+    """Whether a solid blob is glyphs on their background rather than a box: less than half of
+    it is its own colour and the rest is mostly the colour round it (``SLAB_MIN_OTHER_FRAC``)."""
+    from judge.tools.nodes import dominant_bgr
+
+    x, y, w, h = b.box
+    px = img[y : y + h, x : x + w][b.mask].astype(np.int16)
+    if px.shape[0] == 0:
+        return False
+    other = np.abs(px - np.asarray(b.interior_bgr, np.int16)).max(axis=1) > INK_DIFF
+    if float(other.mean()) < SLAB_MIN_OTHER_FRAC:
+        return False
+    rest = dominant_bgr(px[other].astype(np.uint8))
+    return rest is not None and ciede2000_bgr(rest, b.background_bgr) <= BG_SAME_DE
 
 
 def read_raster_graph(

@@ -439,6 +439,13 @@ GLYPH_MAX_EXTENT = 0.8
 touching each other leave gaps, a box drawn tight round its label (matplotlib's ``bbox`` text)
 does not. A filled box with no outline that tight is a label pill (text)."""
 
+SLAB_MIN_OTHER_FRAC = 0.5
+"""... and whose own colour covers at least half of it: a box is mostly its fill (a tight box
+round white text on a pale fill: 61-73 % fill, our matplotlib figures). Bold light text on a
+saturated fill saved as JPEG comes out as one solid block (the ringing joins the glyphs and
+rims them in a darker tone, which reads as an outline); its "fill" is the glyph colour, which
+covers 13-24 % of it, and the rest is the colour round it (within ``BG_SAME_DE``): text."""
+
 INLIER_MEDIAN_FACTOR = 2.0
 """... or within this many median residuals of the first fit (Stage 3 refit)."""
 
