@@ -73,8 +73,8 @@ def read(png: Path) -> set[tuple[str, str]]:
     """Directed edges (by label, direction high or medium) the raster reader finds."""
     import cv2
 
-    from judge.tools.arrows import _inside_any, detect_lines, glyph_box
-    from judge.tools.graphread import node_blobs, read_raster_graph
+    from judge.tools.arrows import read_lines
+    from judge.tools.graphread import read_raster_graph
     from judge.tools.nodes import detect_blobs
     from judge.tools.ocr import ocr_image
 
@@ -83,10 +83,8 @@ def read(png: Path) -> set[tuple[str, str]]:
         raise FileNotFoundError(f"mpl_smoke: could not read {png}")
     blobs = detect_blobs(img)
     ocr = ocr_image(img)
-    eps = node_blobs(blobs, ocr, img)[0]
-    free = [t for t in ocr if t.wordy and not _inside_any(t.box, blobs, eps)]
-    lines = detect_lines(img, blobs, eps, [glyph_box(t.text, t.box) for t in free])
-    g = read_raster_graph("mpl", (img.shape[1], img.shape[0]), blobs, lines, ocr, img)
+    lines, pills = read_lines(img, blobs, ocr)
+    g = read_raster_graph("mpl", (img.shape[1], img.shape[0]), blobs, lines, ocr, img, pills)
     label = {n.id: n.label for n in g.nodes}
     return {(label[e.src], label[e.dst]) for e in g.edges if e.direction in ("high", "medium")}
 

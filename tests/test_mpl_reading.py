@@ -328,3 +328,50 @@ def test_a_segment_runs_across_a_box_only_where_it_enters_it() -> None:
     assert not _segment_hits_box((0, 5), (40, 5), box)  # passes above
     assert not _segment_hits_box((0, 0), (9, 40), box)  # beside it
     assert _segment_hits_box((0, 0), (40, 40), box)  # across a corner region
+
+
+def test_light_boxes_without_outline_are_whole_nodes(tmp_path: Path) -> None:
+    """Our matplotlib benchmark's figure 3 (JPEG, quality 85): #EEEEEE rounded boxes with no
+    outline, thick navy arrows between them. Round each label the fill is not flat, so the
+    label cut a slot in the box's ink; the strip under it was lost and the slot opened, or
+    the box's thick frame broke in two and looked like nodes on a loop of lines. Before,
+    "Fusion" fell apart and "Projector" was lost, so none of the four edges into "Projector"
+    was read; "Align" and "Merger", covered by their OCR boxes, read as label pills. A pill
+    that lines join to three or more nodes, or that receives a head, is a node."""
+    png, truth, (_arrow, size) = _benchmark_figure(3, tmp_path)
+    assert size == (1149, 701), size
+    into = {(a, b) for a, b in truth if b == "Projector"}
+    assert len(into) == 4, sorted(truth)
+    got = read(png)
+    out_of = {(a, b) for a, b in truth if a in ("Align", "Merger")}
+    assert not {(b, a) for a, b in into | out_of} & got, "read backwards"
+    assert len(into & got) >= 3, sorted(into - got)
+    assert {a for a, _b in out_of & got} == {"Align", "Merger"}, sorted(got)
+
+
+def test_a_light_pill_on_a_line_stays_its_label(tmp_path: Path) -> None:
+    """A #EEEEEE pill with no outline sitting on the line from "Encoder" to "Decoder" (an edge
+    label) is no node, though it looks like a light node drawn tight round its label: the line
+    reaches it from two nodes only, with no head at it, so the edge runs through it."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    png = tmp_path / "pill_on_line.png"
+    fig, ax = plt.subplots(figsize=(8, 3), dpi=120)
+    ax.set_xlim(0, 8)
+    ax.set_ylim(0, 3)
+    ax.axis("off")
+    places = {"Encoder": (1.2, 1.5), "Decoder": (6.8, 1.5)}
+    for name, (x, y) in places.items():
+        box = {"boxstyle": "round,pad=0.4", "fc": "#dde8f5", "ec": "#1f3a5f", "lw": 1.2}
+        ax.text(x, y, name, ha="center", va="center", fontsize=13, bbox=box)
+    ax.annotate("", xy=(6.8 - 0.62, 1.5), xytext=(1.2 + 0.62, 1.5),
+                arrowprops={"arrowstyle": "-|>", "lw": 1.5, "color": "black",
+                            "mutation_scale": 16, "shrinkA": 0, "shrinkB": 0})  # fmt: skip
+    ax.text(4.0, 1.5, "tokens", ha="center", va="center", fontsize=11,
+            bbox={"boxstyle": "round,pad=0.3", "fc": "#eeeeee", "ec": "none"})  # fmt: skip
+    fig.savefig(png, facecolor="white")
+    plt.close(fig)
+    assert read(png) == {("Encoder", "Decoder")}

@@ -28,7 +28,7 @@ from judge.tools.nodes import (
     ink_mask,
     own_mask,
 )
-from judge.tools.ocr import box_to_frame, ocr_full
+from judge.tools.ocr import OcrLine, box_to_frame, ocr_full
 from judge.tools.strokes import stroke_joins
 from judge.tools.thresholds import (
     BLOCK_BACK_WIDTHS,
@@ -56,6 +56,7 @@ from judge.tools.thresholds import (
     LABEL_BRIDGE_GAP_FRAC,
     LABEL_STACK_GAP_FRAC,
     MIN_EDGE_LENGTH_PER_KPX,
+    PILL_NODE_MIN_PARTNERS,
     REMNANT_FAR_FRAC,
     REMNANT_MAX_COVER,
     REMNANT_MIN_FILL_FRAC,
@@ -76,6 +77,9 @@ class Contact:
     head: bool
     thickness_px: float
     """Largest local thickness (2 x distance-transform max) near the touch point."""
+    lines_behind: int = 0
+    """Separate lines behind a head at a line touching three or more nodes (0: not counted):
+    two or more where lines fan out of or into one point, whose wedge may pass for a head."""
 
 
 @dataclass
@@ -326,12 +330,14 @@ def detect_lines(
             if not head and wd >= BLOCK_MIN_SHAFT_PX:
                 sel = mine & (d2[k] <= (BLOCK_BACK_WIDTHS[1] * wd) ** 2)
                 head = _block_head(xs_abs[sel], ys_abs[sel], (px, py), wd)
-            line.contacts.append(Contact(node, (round(px, 1), round(py, 1)), head, 2 * tmax))
+            behind = 0
             if head and len(touches) >= 3:  # counted on the ink before the dash closing,
                 raw = ink[ys_abs[at], xs_abs[at]] > 0  # which fills a narrow fan into a wedge
-                behind_n.append(_lines_behind(xs[at][raw], ys[at][raw], end, wd))
-            else:
-                behind_n.append(0)
+                behind = _lines_behind(xs[at][raw], ys[at][raw], end, wd)
+            behind_n.append(behind)
+            line.contacts.append(
+                Contact(node, (round(px, 1), round(py, 1)), head, 2 * tmax, behind)
+            )
         if len(touches) == 1:
             line.labels = _labels_reached(xs_abs, ys_abs, blocks)
         if len(touches) >= 3:
@@ -642,21 +648,62 @@ def node_endpoints(blobs: list[Blob]) -> list[int]:
     return [i for i, b in enumerate(blobs) if not b.children]
 
 
-def lines_cached(ctx: ToolContext, which: str) -> list[LineComp]:
-    """detect_lines on the reference or candidate image, leaf blobs as endpoints, once per case."""
+def read_lines(
+    img: np.ndarray, blobs: list[Blob], ocr: list[OcrLine]
+) -> tuple[list[LineComp], frozenset[int]]:
+    """The line components of an image with the node blobs as endpoints, and the label pills
+    the lines show to be nodes.
 
-    def compute() -> list[LineComp]:
-        from judge.tools.graphread import node_blobs
+    A box drawn tight round its label with no outline is read as text (a label pill on a
+    line); a light node drawn that way looks the same. Lines tell them apart: the lines are
+    read once more with the pills as endpoints too, and a pill some line ends at with a head,
+    or that lines join to three or more nodes, is a node (a label on a line joins two, with a
+    tail on each side). Lines are then read with those pills as nodes."""
+    from judge.tools.graphread import node_blobs, pill_blobs
 
-        blobs = blobs_cached(ctx, which)
-        ocr = ocr_full(ctx, which)
-        eps = node_blobs(blobs, ocr, ctx.image(which))[0]
+    leaves, _kids, glyphs, _icons = node_blobs(blobs, ocr, img)
+
+    def lines_for(eps: list[int]) -> list[LineComp]:
         texts = [
             glyph_box(ln.text, ln.box)
             for ln in ocr
             if ln.wordy and not _inside_any(ln.box, blobs, eps)
         ]
-        return detect_lines(ctx.image(which), blobs, eps, texts)
+        return detect_lines(img, blobs, eps, texts)
+
+    pills = pill_blobs(blobs, glyphs, leaves)
+    if not pills:
+        return lines_for(leaves), frozenset()
+    trial = lines_for(sorted([*leaves, *pills]))
+    joined: dict[int, set[int]] = {}
+    headed: set[int] = set()
+    for ln in trial:
+        at = {c.node for c in ln.contacts}
+        for c in ln.contacts:
+            joined.setdefault(c.node, set()).update(
+                o for o in at if o != c.node and ln.joined(c.node, o)
+            )
+            if c.head:
+                headed.add(c.node)
+    nodes = frozenset(
+        p for p in pills if p in headed or len(joined.get(p, ())) >= PILL_NODE_MIN_PARTNERS
+    )
+    if nodes == frozenset(pills):
+        return trial, nodes
+    return lines_for(sorted([*leaves, *nodes])), nodes
+
+
+def lines_cached(ctx: ToolContext, which: str) -> list[LineComp]:
+    """detect_lines on the reference or candidate image, node blobs as endpoints, once per case
+    (:func:`read_lines`)."""
+    return read_lines_cached(ctx, which)[0]
+
+
+def read_lines_cached(ctx: ToolContext, which: str) -> tuple[list[LineComp], frozenset[int]]:
+    """:func:`read_lines` on the reference or candidate image, once per case."""
+
+    def compute() -> tuple[list[LineComp], frozenset[int]]:
+        return read_lines(ctx.image(which), blobs_cached(ctx, which), ocr_full(ctx, which))
 
     return memo(ctx, f"lines:{which}", compute)
 

@@ -286,6 +286,8 @@ def head_probe_pass(r: Readings, found: list[Discrepancy]) -> list[Judged]:
         ref_h = _near(_contacts_at(r.ref_lines, r.ref, d), at_h, tol_ref)
         if ref_t is None or ref_h is None or not ref_t[1].head or ref_h[1].head:
             continue
+        if ref_t[1].lines_behind >= 2:
+            continue  # the "head" is where several lines leave one point: a fan's wedge
         # the reference's line runs from the deck's head end to its tail: the edge is d -> s
         disc = _edge_disc("reversed_edge", r, d, s, "the deck's connector points the other way")
         if disc.key in seen:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Collection
 from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -31,6 +32,7 @@ from judge.tools.thresholds import (
     LABEL_CHANGED_MIN_DISTANCE,
     LABEL_MATCH_MAX_DISTANCE,
     OCR_CONFIDENT,
+    PILL_MIN_DE,
     POSITION_WEIGHT,
     SLAB_MIN_OTHER_FRAC,
     TEXT_INK_DIFF,
@@ -91,6 +93,9 @@ class GEdge:
     source: str = ""
     ends: tuple[tuple[float, float], tuple[float, float]] | None = None
     """Where the drawn line ends at ``src`` and at ``dst`` (object tree; graph frame)."""
+    wedge: bool = False
+    """Raster: the head at ``dst`` is where two or more lines meet or leave one point, whose
+    wedge may pass for a head: a ``medium`` direction read there is no evidence."""
 
     @property
     def directed(self) -> bool:
@@ -219,13 +224,17 @@ def text_style(
 
 
 def node_blobs(
-    blobs: list[Blob], ocr: list[OcrLine], img: np.ndarray | None
+    blobs: list[Blob],
+    ocr: list[OcrLine],
+    img: np.ndarray | None,
+    nodes_too: Collection[int] = (),
 ) -> tuple[list[int], dict[int, list[int]], set[int], set[int]]:
     """(node blobs, children of each blob that are not text, text blobs, icon blobs).
 
     Nodes are the blobs holding no other (non-text) blob, minus text blobs (glyph clusters)
-    and, given the image, pictures and logos; blobs holding others are panels."""
-    glyphs = _glyph_blobs(blobs, ocr, img)
+    and, given the image, pictures and logos; blobs holding others are panels. ``nodes_too``:
+    label pills the lines showed to be nodes (:func:`pill_blobs`, ``arrows.read_lines``)."""
+    glyphs = _glyph_blobs(blobs, ocr, img) - set(nodes_too)
     kids = {i: [c for c in b.children if c not in glyphs] for i, b in enumerate(blobs)}
     leaves = [i for i in range(len(blobs)) if not kids[i] and i not in glyphs]
     icons: set[int] = set()
@@ -257,6 +266,25 @@ def _glyph_blobs(blobs: list[Blob], ocr: list[OcrLine], img: np.ndarray | None) 
     return out
 
 
+def pill_blobs(blobs: list[Blob], glyphs: set[int], leaves: list[int]) -> list[int]:
+    """Text blobs that are boxes round their label (a fill of their own, ``PILL_MIN_DE`` from
+    the colour round them; glyph clusters are the colour round them) outside any node: a
+    label pill on a line, or a node drawn tight round its label in a light fill. Only the
+    lines can tell which (``arrows.read_lines``)."""
+    from judge.tools.colour import ciede2000_bgr as de
+
+    out = []
+    for i in sorted(glyphs):
+        b = blobs[i]
+        if b.parent is not None and b.parent in leaves:
+            continue
+        if b.parent is not None and blobs[b.parent].children == [i]:
+            continue  # the only thing in its box: that box's label
+        if de(b.interior_bgr, b.background_bgr) >= PILL_MIN_DE:
+            out.append(i)
+    return out
+
+
 def _glyph_block(img: np.ndarray, b: Blob) -> bool:
     """Whether a solid blob is glyphs on their background rather than a box: less than half of
     it is its own colour and the rest is mostly the colour round it (``SLAB_MIN_OTHER_FRAC``)."""
@@ -280,6 +308,7 @@ def read_raster_graph(
     lines: list[LineComp],
     ocr: list[OcrLine],
     img: np.ndarray | None = None,
+    nodes_too: Collection[int] = (),
 ) -> Graph:
     """The graph of a raster from its blobs, line components and OCR (all image frame).
 
@@ -293,7 +322,7 @@ def read_raster_graph(
 
     w, h = size
     g = Graph(source=source, width=w, height=h)
-    leaves, kids, glyphs, icons = node_blobs(blobs, ocr, img)
+    leaves, kids, glyphs, icons = node_blobs(blobs, ocr, img, nodes_too)
     g.notes += [f"blob {i} at {list(blobs[i].box)} is text, not a node" for i in sorted(glyphs)]
     g.notes += [f"blob {i} at {list(blobs[i].box)} is an icon, not a node" for i in sorted(icons)]
     # a box holding nothing but pictures is part of the picture (a chip with its maker's mark)
@@ -363,6 +392,7 @@ def read_raster_graph(
                     dashed=ln.dashed,
                     thickness_px=ln.thickness_px,
                     source=f"line@{ln.box[0]},{ln.box[1]}",
+                    wedge=any(c.node == eb and c.head and c.lines_behind >= 2 for c in ln.contacts),
                 )
             )
     # a two-way undirected duplicate of a directed edge adds nothing
@@ -522,6 +552,11 @@ def compare_graphs(ref: Graph, cand: Graph) -> tuple[Match, list[Discrepancy]]:
     agreed = readings_agree(ref, cand, m)
     sure_ref = ("high", "medium") if agreed else ("high",)
 
+    def sure(e: GEdge) -> bool:
+        """A direction that is evidence: ``high``, or ``medium`` (when the readings agree on
+        every node) unless its head is a point several lines meet at (``GEdge.wedge``)."""
+        return e.direction in sure_ref and not (e.direction == "medium" and e.wedge)
+
     missing: list[tuple[str, str]] = []
     for (s, d), e in redges.items():
         if s not in m.pairs or d not in m.pairs:
@@ -540,7 +575,7 @@ def compare_graphs(ref: Graph, cand: Graph) -> tuple[Match, list[Discrepancy]]:
                         target,
                         f"the {cand.source} draws it {_q(lab(cand, cd))} -> {_q(lab(cand, cs))}",
                         key,
-                        e.direction in sure_ref and back.direction in sure_ref,
+                        sure(e) and sure(back),
                     )
                 )
             continue

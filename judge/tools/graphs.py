@@ -6,7 +6,7 @@ share one measurement.
 
 from __future__ import annotations
 
-from judge.tools.arrows import lines_cached
+from judge.tools.arrows import read_lines_cached
 from judge.tools.base import Tool, ToolContext, ToolOutput, memo
 from judge.tools.graphread import Graph, read_raster_graph
 from judge.tools.nodes import blobs_cached
@@ -19,13 +19,15 @@ def raster_graph(ctx: ToolContext, which: str) -> Graph:
 
     def compute() -> Graph:
         img = ctx.image(which)
+        lines, pills = read_lines_cached(ctx, which)
         return read_raster_graph(
             "reference" if which == "reference" else "render",
             (img.shape[1], img.shape[0]),
             blobs_cached(ctx, which),
-            lines_cached(ctx, which),
+            lines,
             ocr_full(ctx, which),
             img,
+            pills,
         )
 
     return memo(ctx, f"graph:{which}", compute)

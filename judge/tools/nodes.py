@@ -49,6 +49,8 @@ from judge.tools.thresholds import (
     SHADOW_MAX_SPREAD,
     SHADOW_MIN_GRADIENT,
     STROKE_MIN_RING_FRAC,
+    TEXT_SLOT_MAX_SIDES,
+    TEXT_SLOT_MIN_INK_FRAC,
     scaled_px,
 )
 
@@ -161,7 +163,14 @@ def ink_mask(
     flat = ((diff > LIGHT_FILL_DIFF) & (grad <= LIGHT_FILL_MAX_GRADIENT)).astype(np.uint8)
     k = np.ones((LIGHT_FILL_MIN_PX, LIGHT_FILL_MIN_PX), np.uint8)
     wide = cv2.morphologyEx(flat, cv2.MORPH_OPEN, k) > 0
-    return ((ink & ~shadow) | wide).astype(np.uint8)
+    # the whole flat stretch that is wide somewhere: the narrow strip between a label's
+    # glyphs and the box's edge belongs to the fill too (else the label's slot breaks the box)
+    n, lab = cv2.connectedComponents(flat, connectivity=4)
+    keep = np.zeros(n, bool)
+    keep[np.unique(lab[wide])] = True
+    keep[0] = False
+    out: np.ndarray = ((ink & ~shadow) | keep[lab]).astype(np.uint8)
+    return out
 
 
 def erode(mask: np.ndarray, r: int) -> np.ndarray:
@@ -228,6 +237,12 @@ def _fill_holes(ink: np.ndarray, min_side: int, k: int, cylinders_only: bool = F
             if not cylinders_only:
                 cv2.drawContours(solid, [c], -1, 1, thickness=-1)
             continue
+        slot = not cylinders_only and min(w, h) < TEXT_SLOT_MAX_SIDES * min_side
+        if slot and _text_slot(ink, c, (x, y, w, h)):
+            # a label's slot in a light box: its frame may break into pieces that look like
+            # nodes on a loop of lines, so it is not tested for straddling
+            cv2.drawContours(solid, [c], -1, 1, thickness=-1)
+            continue
         if w < min_side or h < min_side:
             continue
         if area < HOLE_FILL_MIN_EXTENT * w * h and not (
@@ -257,6 +272,21 @@ def _fill_holes(ink: np.ndarray, min_side: int, k: int, cylinders_only: bool = F
         if not straddle:  # the hull: a panel's hole loses what is attached inside it
             cv2.fillConvexPoly(solid, cv2.convexHull(c), 1)
     return solid
+
+
+def _text_slot(ink: np.ndarray, contour: np.ndarray, box: Sequence[int]) -> bool:
+    """Whether a hole is the knocked-out label inside a light flat fill: round the glyphs of a
+    #EEE box the fill is not flat, so the label leaves a slot in the box's ink with the glyphs
+    as islands in it (``TEXT_SLOT_MIN_INK_FRAC`` of the slot is ink). The gap between two
+    parallel lines closed at both ends holds no ink; a loop of lines, mostly empty page."""
+    x, y, w, h = box
+    slot = np.zeros((h, w), np.uint8)
+    cv2.drawContours(slot, [contour], -1, 1, thickness=-1, offset=(-x, -y))
+    # a hole's contour runs over the ink round it: only what lies clear of that rim counts
+    cv2.drawContours(slot, [contour], -1, 0, thickness=5, offset=(-x, -y))
+    inside = slot > 0
+    n = int(inside.sum())
+    return n > 0 and float(ink[y : y + h, x : x + w][inside].mean()) >= TEXT_SLOT_MIN_INK_FRAC
 
 
 def _is_cap(cap: Sequence[int], body: Sequence[int], tol: int) -> bool:

@@ -28,6 +28,12 @@ from the background by more than LIGHT_FILL_DIFF, is flat (3x3 gradient at most
 LIGHT_FILL_MAX_GRADIENT) over LIGHT_FILL_MIN_PX square stretches: anti-aliasing, JPEG ringing
 and soft shadows are not flat."""
 
+TEXT_SLOT_MIN_INK_FRAC = 0.08
+TEXT_SLOT_MAX_SIDES = 2.0
+"""A hole thinner than TEXT_SLOT_MAX_SIDES smallest-node sides (one or two lines of text) is a
+light box's knocked-out label, and filled, when at least TEXT_SLOT_MIN_INK_FRAC of it (clear
+of its rim) is glyph ink (text lines are 15-35 % ink); a gap between lines holds none."""
+
 LINE_INK_DIFF = 60
 """Lines are read from stronger ink: LibreOffice's default soft shadows reach a difference of
 about 47 from white, connector strokes are far darker (black or saturated colours)."""
@@ -438,6 +444,15 @@ GLYPH_MAX_EXTENT = 0.8
 """... unless it fills this share of its box with a fill and an outline of its own: glyphs
 touching each other leave gaps, a box drawn tight round its label (matplotlib's ``bbox`` text)
 does not. A filled box with no outline that tight is a label pill (text)."""
+
+PILL_MIN_DE = 2.0
+"""A text blob whose own colour is this CIEDE2000 from the colour round it is a box round its
+label (a pill), not a cluster of glyphs (those are the colour round them: 0-1.4 on our
+figures). A pill some line ends at with a head is a node ..."""
+
+PILL_NODE_MIN_PARTNERS = 3
+"""... (``PILL_MIN_DE``), or one that lines join to this many other nodes, with or without
+heads (a label on a line joins the two nodes the line runs between)."""
 
 SLAB_MIN_OTHER_FRAC = 0.5
 """... and whose own colour covers at least half of it: a box is mostly its fill (a tight box
