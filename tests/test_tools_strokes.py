@@ -4,6 +4,7 @@ from a python-pptx deck rendered by LibreOffice."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import cv2
 import numpy as np
@@ -103,6 +104,24 @@ def _arrow(
         tail.set("len", size)
 
 
+def _blank() -> tuple[Any, Any]:
+    """A 16:9 presentation and its one blank slide."""
+    prs = Presentation()
+    prs.slide_width, prs.slide_height = Emu(SLIDE_W), Emu(SLIDE_H)
+    return prs, prs.slides.add_slide(prs.slide_layouts[6])
+
+
+def _oval(slide: Any, centre: tuple[int, int], w: int, h: int, label: str) -> Any:
+    """An ellipse ``w`` x ``h`` round ``centre`` (1600 x 900 layout) holding ``label``."""
+    (cx, cy) = centre
+    s = slide.shapes.add_shape(
+        MSO_SHAPE.OVAL, Emu(int((cx - w / 2) * PX)), Emu(int((cy - h / 2) * PX)),
+        Emu(int(w * PX)), Emu(int(h * PX)),
+    )  # fmt: skip
+    s.text_frame.text = label
+    return s
+
+
 def _side(a: tuple[int, int], b: tuple[int, int], w: int) -> tuple[float, float]:
     """The middle of box ``a``'s left or right side, whichever faces ``b``."""
     return (a[0] + w / 2, a[1]) if b[0] > a[0] else (a[0] - w / 2, a[1])
@@ -184,19 +203,13 @@ def test_outlined_ellipses_touched_by_big_arrowheads_are_nodes(
 ) -> None:
     """An arrowhead overlapping an unfilled ellipse's outline straddles its box; it is no
     node on a loop of lines, so the ellipse is still read as a node."""
-    prs = Presentation()
-    prs.slide_width, prs.slide_height = Emu(SLIDE_W), Emu(SLIDE_H)
-    slide = prs.slides.add_slide(prs.slide_layouts[6])
+    prs, slide = _blank()
     centres = {"Top": (800, 150), "Left": (350, 600), "Right": (1250, 600)}
-    for name, (cx, cy) in centres.items():
-        s = slide.shapes.add_shape(
-            MSO_SHAPE.OVAL, Emu(int((cx - 150) * PX)), Emu(int((cy - 60) * PX)),
-            Emu(int(300 * PX)), Emu(int(120 * PX)),
-        )  # fmt: skip
+    for name, centre in centres.items():
+        s = _oval(slide, centre, 300, 120, name)
         s.fill.background()
         s.line.color.rgb = BLACK
         s.line.width = Pt(2)
-        s.text_frame.text = name
         s.text_frame.paragraphs[0].runs[0].font.color.rgb = BLACK
     for dst, x1 in (("Left", 380), ("Right", 1220)):
         _arrow(slide, (800, 210), (x1, centres[dst][1] - 55), 4, BLACK, "triangle", "lg")
@@ -334,20 +347,14 @@ def test_thin_lines_fanning_out_of_one_point_are_no_head_there(
     """Three hairlines leave one point of S for X, Y and Z, each with a small head at its far
     end (a state diagram's fan): where they start they overlap into a wedge as thick as a
     head, but S is their tail, not a head fed by three arrows."""
-    prs = Presentation()
-    prs.slide_width, prs.slide_height = Emu(SLIDE_W), Emu(SLIDE_H)
-    slide = prs.slides.add_slide(prs.slide_layouts[6])
+    prs, slide = _blank()
     centres = {"S": (400, 450), "X": (1300, 150), "Y": (1300, 450), "Z": (1300, 750)}
-    for label, (cx, cy) in centres.items():
-        s = slide.shapes.add_shape(
-            MSO_SHAPE.OVAL, Emu(int((cx - 130) * PX)), Emu(int((cy - 70) * PX)),
-            Emu(int(260 * PX)), Emu(int(140 * PX)),
-        )  # fmt: skip
+    for label, centre in centres.items():
+        s = _oval(slide, centre, 260, 140, label)
         s.fill.solid()
         s.fill.fore_color.rgb = RGBColor(0xF0, 0x90, 0x20)
         s.line.color.rgb = BLACK
         s.line.width = Pt(0.75)
-        s.text_frame.text = label
     for dst in ("X", "Y", "Z"):
         _arrow(slide, (530, 450), (1170, centres[dst][1]), 0.75, BLACK, "triangle", "sm")
     img = _render(render_pool, prs, tmp_path / "f.pptx")
@@ -378,20 +385,14 @@ def test_bold_light_text_on_a_saturated_fill_through_jpeg_is_text_not_a_box(
     from judge.tools.graphread import node_blobs
     from judge.tools.ocr import ocr_image
 
-    prs = Presentation()
-    prs.slide_width, prs.slide_height = Emu(SLIDE_W), Emu(SLIDE_H)
-    slide = prs.slides.add_slide(prs.slide_layouts[6])
+    prs, slide = _blank()
     fills = {"FAILED": (0xFF, 0, 0), "IN_PROGRESS": (0xFF, 0x99, 0), "CANCELLED": (0x99, 0, 0)}
     for k, (label, rgb) in enumerate(fills.items()):
-        s = slide.shapes.add_shape(
-            MSO_SHAPE.OVAL, Emu(int((150 + 480 * k) * PX)), Emu(int(380 * PX)),
-            Emu(int(300 * PX)), Emu(int(170 * PX)),
-        )  # fmt: skip
+        s = _oval(slide, (300 + 480 * k, 465), 300, 170, label)
         s.fill.solid()
         s.fill.fore_color.rgb = RGBColor(*rgb)
         s.line.color.rgb = BLACK
         s.line.width = Pt(0.75)
-        s.text_frame.text = label
         run = s.text_frame.paragraphs[0].runs[0]
         s.text_frame.paragraphs[0].alignment = PP_ALIGN.CENTER
         run.font.size, run.font.bold = Pt(20), True
