@@ -151,3 +151,26 @@ def test_a_transparent_reference_is_flattened_on_white_as_the_judge_reads_it() -
     assert (dark[0, 0] == 0).all()  # the white page inverted, not the transparent black
     with pytest.raises(BenchmarkError, match="does not decode"):
         shrink_image(b"not an image")
+
+
+@needs_figures
+def test_label_pills_through_jpeg_stay_labels() -> None:
+    """dev05's edge labels sit in cream pills with no outline on its green panel. Through one
+    JPEG save, OCR's boxes round "Association" and "Attribution" shrink by a few pixels and
+    no longer cover 70 % of their pill: the pills read as nodes, and the line they sit on as
+    an edge out of them (three faithful decks failed). A pill's OCR line is given slack and
+    the lines decide whether it is a node: these stay labels, as in the plain figure."""
+    from judge.tools.arrows import read_lines
+    from judge.tools.graphread import read_raster_graph
+    from judge.tools.nodes import detect_blobs
+    from judge.tools.ocr import ocr_image
+
+    plain = (FIGURES / "dev05" / "reference.png").read_bytes()
+    for png in (plain, jpeg_image(plain)):
+        img = _img(png)
+        blobs, ocr = detect_blobs(img), ocr_image(img)
+        lines, pills = read_lines(img, blobs, ocr)
+        g = read_raster_graph("reference", img.shape[1::-1], blobs, lines, ocr, img, pills)
+        labels = {n.label for n in g.nodes}
+        assert not labels & {"Association", "Attribution"}, sorted(labels)
+        assert {"Context: ContextType", "Artifact: ArtifactType"} <= labels, sorted(labels)

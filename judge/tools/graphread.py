@@ -32,6 +32,8 @@ from judge.tools.thresholds import (
     LABEL_CHANGED_MIN_DISTANCE,
     LABEL_MATCH_MAX_DISTANCE,
     OCR_CONFIDENT,
+    PILL_COVER_FRAC,
+    PILL_MAX_LINE_HEIGHTS,
     PILL_MIN_DE,
     POSITION_WEIGHT,
     SLAB_MIN_OTHER_FRAC,
@@ -256,11 +258,21 @@ def _glyph_blobs(blobs: list[Blob], ocr: list[OcrLine], img: np.ndarray | None) 
         if tight and b.stroke_bgr is not None and (img is None or not _glyph_block(img, b)):
             continue
         x, y, w, h = b.box
+        # a pill (a fill of its own, no outline): the lines decide later (arrows.read_lines),
+        # so OCR's jittery boxes are given slack here
+        pill = (
+            b.stroke_bgr is None and ciede2000_bgr(b.interior_bgr, b.background_bgr) >= PILL_MIN_DE
+        )
+        cover, tall = (
+            (PILL_COVER_FRAC, PILL_MAX_LINE_HEIGHTS)
+            if pill
+            else (GLYPH_COVER_FRAC, GLYPH_MAX_LINE_HEIGHTS)
+        )
         for ln in ocr:
             lx, ly, lw, lh = ln.box
             ix = max(0.0, min(x + w, lx + lw) - max(x, lx))
             iy = max(0.0, min(y + h, ly + lh) - max(y, ly))
-            if ix * iy >= GLYPH_COVER_FRAC * w * h and h <= GLYPH_MAX_LINE_HEIGHTS * lh:
+            if ix * iy >= cover * w * h and h <= tall * lh:
                 out.add(i)
                 break
     return out

@@ -450,6 +450,12 @@ PILL_MIN_DE = 2.0
 label (a pill), not a cluster of glyphs (those are the colour round them: 0-1.4 on our
 figures). A pill some line ends at with a head is a node ..."""
 
+PILL_COVER_FRAC = 0.55
+PILL_MAX_LINE_HEIGHTS = 1.5
+"""A box with a fill of its own and no outline is a label pill (text) with this cover and
+height against its OCR line (looser than ``GLYPH_*``: OCR's boxes shift by a few pixels with
+JPEG noise and scale, and the lines later make a pill a node where they show it is one)."""
+
 PILL_NODE_MIN_PARTNERS = 3
 """... (``PILL_MIN_DE``), or one that lines join to this many other nodes, with or without
 heads (a label on a line joins the two nodes the line runs between)."""
