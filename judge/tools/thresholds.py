@@ -445,10 +445,17 @@ GLYPH_MAX_EXTENT = 0.8
 touching each other leave gaps, a box drawn tight round its label (matplotlib's ``bbox`` text)
 does not. A filled box with no outline that tight is a label pill (text)."""
 
+SLAB_MIN_OTHER_FRAC = 0.5
+"""... and whose own colour covers at least half of it: a box is mostly its fill (a tight box
+round white text on a pale fill: 61-73 % fill, our matplotlib figures). Bold light text on a
+saturated fill saved as JPEG comes out as one solid block (the ringing joins the glyphs and
+rims them in a darker tone, which reads as an outline); its "fill" is the glyph colour, which
+covers 13-24 % of it, and the rest is the colour round it (within ``BG_SAME_DE``): text."""
+
 PILL_MIN_DE = 2.0
 """A text blob whose own colour is this CIEDE2000 from the colour round it is a box round its
 label (a pill), not a cluster of glyphs (those are the colour round them: 0-1.4 on our
-figures). A pill some line ends at with a head is a node ..."""
+figures). Pills a line ends at with a head are nodes (``PILL_NODE_MIN_PARTNERS``)."""
 
 PILL_COVER_FRAC = 0.55
 PILL_MAX_LINE_HEIGHTS = 1.5
@@ -457,15 +464,8 @@ height against its OCR line (looser than ``GLYPH_*``: OCR's boxes shift by a few
 JPEG noise and scale, and the lines later make a pill a node where they show it is one)."""
 
 PILL_NODE_MIN_PARTNERS = 3
-"""... (``PILL_MIN_DE``), or one that lines join to this many other nodes, with or without
-heads (a label on a line joins the two nodes the line runs between)."""
-
-SLAB_MIN_OTHER_FRAC = 0.5
-"""... and whose own colour covers at least half of it: a box is mostly its fill (a tight box
-round white text on a pale fill: 61-73 % fill, our matplotlib figures). Bold light text on a
-saturated fill saved as JPEG comes out as one solid block (the ringing joins the glyphs and
-rims them in a darker tone, which reads as an outline); its "fill" is the glyph colour, which
-covers 13-24 % of it, and the rest is the colour round it (within ``BG_SAME_DE``): text."""
+"""A pill (``PILL_MIN_DE``) that lines join to this many other nodes is a node too, with or
+without heads (a label on a line joins the two nodes the line runs between)."""
 
 INLIER_MEDIAN_FACTOR = 2.0
 """... or within this many median residuals of the first fit (Stage 3 refit)."""
