@@ -294,7 +294,6 @@ def detect_lines(
                 end = _end_point(xs_abs[near], ys_abs[near], (bx, by, bw, bh))
                 touches.append((node, end[0], end[1]))
         d2 = [(xs_abs - px) ** 2 + (ys_abs - py) ** 2 for _, px, py in touches]
-        behind_n: list[int] = []  # separate lines behind each headed end (0: not measured)
         for k, (node, px, py) in enumerate(touches):
             # look for the head only on this end's side of the line (short lines: the nearer half)
             mine = np.ones(d2[k].shape, bool)
@@ -334,7 +333,6 @@ def detect_lines(
             if head and len(touches) >= 3:  # counted on the ink before the dash closing,
                 raw = ink[ys_abs[at], xs_abs[at]] > 0  # which fills a narrow fan into a wedge
                 behind = _lines_behind(xs[at][raw], ys[at][raw], end, wd)
-            behind_n.append(behind)
             line.contacts.append(
                 Contact(node, (round(px, 1), round(py, 1)), head, 2 * tmax, behind)
             )
@@ -346,12 +344,12 @@ def detect_lines(
             if joins is not None:
                 idx = [node for node, _, _ in touches]
                 line.joins = {frozenset((idx[a], idx[b])) for a, b in map(tuple, joins)}
-                _unhead_fan_hub(line, behind_n)
+                _unhead_fan_hub(line)
         out.append(line)
     return out
 
 
-def _unhead_fan_hub(line: LineComp, behind_n: list[int]) -> None:
+def _unhead_fan_hub(line: LineComp) -> None:
     """Thin lines fanning out of one point of a node overlap into a wedge as thick as a head
     there. An end is such a hub, not a head, when two or more separate lines run behind it
     (counted on the ink before the dash closing) and strokes join it to two or more headed
@@ -359,10 +357,10 @@ def _unhead_fan_hub(line: LineComp, behind_n: list[int]) -> None:
     ends; one end falsely headed by such a wedge does not make its partners hubs)."""
     headed = {c.node for c in line.contacts if c.head}
     hubs = []
-    for k, c in enumerate(line.contacts):
+    for c in line.contacts:
         partners = {o.node for o in line.contacts if o.node != c.node}
         partners = {p for p in partners if line.joined(c.node, p)}
-        if c.head and behind_n[k] >= 2 and len(partners & headed) >= 2:
+        if c.head and c.lines_behind >= 2 and len(partners & headed) >= 2:
             hubs.append(c)
     for c in hubs:
         c.head = False

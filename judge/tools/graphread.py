@@ -260,9 +260,7 @@ def _glyph_blobs(blobs: list[Blob], ocr: list[OcrLine], img: np.ndarray | None) 
         x, y, w, h = b.box
         # a pill (a fill of its own, no outline): the lines decide later (arrows.read_lines),
         # so OCR's jittery boxes are given slack here
-        pill = (
-            b.stroke_bgr is None and ciede2000_bgr(b.interior_bgr, b.background_bgr) >= PILL_MIN_DE
-        )
+        pill = b.stroke_bgr is None and _own_colour(b)
         cover, tall = (
             (PILL_COVER_FRAC, PILL_MAX_LINE_HEIGHTS)
             if pill
@@ -283,8 +281,6 @@ def pill_blobs(blobs: list[Blob], glyphs: set[int], leaves: list[int]) -> list[i
     the colour round them; glyph clusters are the colour round them) outside any node: a
     label pill on a line, or a node drawn tight round its label in a light fill. Only the
     lines can tell which (``arrows.read_lines``)."""
-    from judge.tools.colour import ciede2000_bgr as de
-
     out = []
     for i in sorted(glyphs):
         b = blobs[i]
@@ -292,9 +288,15 @@ def pill_blobs(blobs: list[Blob], glyphs: set[int], leaves: list[int]) -> list[i
             continue
         if b.parent is not None and blobs[b.parent].children == [i]:
             continue  # the only thing in its box: that box's label
-        if de(b.interior_bgr, b.background_bgr) >= PILL_MIN_DE:
+        if _own_colour(b):
             out.append(i)
     return out
+
+
+def _own_colour(b: Blob) -> bool:
+    """Whether a blob has a colour of its own (``PILL_MIN_DE`` from the colour round it), as a
+    box round its label has and a cluster of glyphs has not."""
+    return ciede2000_bgr(b.interior_bgr, b.background_bgr) >= PILL_MIN_DE
 
 
 def _glyph_block(img: np.ndarray, b: Blob) -> bool:

@@ -51,6 +51,7 @@ from judge.tools.thresholds import (
     STROKE_MIN_RING_FRAC,
     TEXT_SLOT_MAX_SIDES,
     TEXT_SLOT_MIN_INK_FRAC,
+    TEXT_SLOT_RIM_PX,
     scaled_px,
 )
 
@@ -283,7 +284,7 @@ def _text_slot(ink: np.ndarray, contour: np.ndarray, box: Sequence[int]) -> bool
     slot = np.zeros((h, w), np.uint8)
     cv2.drawContours(slot, [contour], -1, 1, thickness=-1, offset=(-x, -y))
     # a hole's contour runs over the ink round it: only what lies clear of that rim counts
-    cv2.drawContours(slot, [contour], -1, 0, thickness=5, offset=(-x, -y))
+    cv2.drawContours(slot, [contour], -1, 0, thickness=TEXT_SLOT_RIM_PX, offset=(-x, -y))
     inside = slot > 0
     n = int(inside.sum())
     return n > 0 and float(ink[y : y + h, x : x + w][inside].mean()) >= TEXT_SLOT_MIN_INK_FRAC

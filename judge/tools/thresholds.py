@@ -34,6 +34,10 @@ TEXT_SLOT_MAX_SIDES = 2.0
 light box's knocked-out label, and filled, when at least TEXT_SLOT_MIN_INK_FRAC of it (clear
 of its rim) is glyph ink (text lines are 15-35 % ink); a gap between lines holds none."""
 
+TEXT_SLOT_RIM_PX = 5
+"""Width (px) of the band along a hole's contour left out when its ink is measured (the
+contour runs over the ink round the hole)."""
+
 LINE_INK_DIFF = 60
 """Lines are read from stronger ink: LibreOffice's default soft shadows reach a difference of
 about 47 from white, connector strokes are far darker (black or saturated colours)."""
