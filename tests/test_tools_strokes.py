@@ -407,3 +407,62 @@ def test_bold_light_text_on_a_saturated_fill_through_jpeg_is_text_not_a_box(
     big = [i for i, b in enumerate(blobs) if b.box[2] > 100]
     assert len(big) == 3, [b.box for b in blobs]
     assert all(i in leaves and not kids[i] for i in big), [(blobs[i].box, kids[i]) for i in big]
+
+
+@pytest.mark.slow
+def test_a_small_figure_is_read_enlarged_and_keeps_its_heads(
+    render_pool: RenderPool, tmp_path: Path
+) -> None:
+    """A flow drawn small (1 pt lines with large heads rendered 507 px wide, crisp, as figures
+    on web pages are): read as it is, most of its 5 px heads do not resolve; the tools read it
+    enlarged (``READ_MIN_SIDE_PX``, pixels repeated) and every edge keeps its direction."""
+    from judge.render.prepare import prepare_pair
+    from judge.tools.base import ToolContext
+    from judge.tools.graphs import raster_graph
+
+    boxes = {"A": (250, 250), "B": (800, 250), "C": (1350, 250), "D": (800, 650)}
+    lines = [("A", "B", "c"), ("B", "C", "c"), ("D", "B", "c"), ("C", "D", "c")]
+    prs, slide = _blank()
+    for label, (cx, cy) in boxes.items():
+        s = slide.shapes.add_shape(
+            MSO_SHAPE.RECTANGLE, Emu(int((cx - 80) * PX)), Emu(int((cy - 35) * PX)),
+            Emu(int(160 * PX)), Emu(int(70 * PX)),
+        )  # fmt: skip
+        s.fill.background()
+        s.line.color.rgb = BLACK
+        s.line.width = Pt(1)
+        s.text_frame.text = label
+        s.text_frame.paragraphs[0].runs[0].font.color.rgb = BLACK
+    for src, dst, _ in lines:
+        p0, p1 = _border(boxes[src], boxes[dst], 160, 70), _border(boxes[dst], boxes[src], 160, 70)
+        _arrow(slide, p0, p1, 1.0, BLACK, "triangle", "lg")
+    prs.save(str(tmp_path / "small.pptx"))
+    ref = tmp_path / "reference.png"
+    render_pool.render(tmp_path / "small.pptx", ref, 38)  # drawn small: 507 px wide, crisp
+    render_pool.render(tmp_path / "small.pptx", tmp_path / "small.png")
+    small = cv2.imread(str(ref))
+    assert small is not None and small.shape[1] < 520
+    pair = prepare_pair(ref, tmp_path / "small.png", tmp_path / "pair.png")
+    ctx = ToolContext(pptx=tmp_path / "small.pptx", reference_png=ref,
+                      render_png=tmp_path / "small.png", pair_png=tmp_path / "pair.png",
+                      pair=pair)  # fmt: skip
+    assert ctx.zoom("reference") == 2
+    g = raster_graph(ctx, "reference")
+    k = ctx.zoom("reference") * small.shape[1] / 1600
+
+    def name(nid: str) -> str:
+        x, y, w, h = g.node(nid).box
+        hit = [n for n, (cx, cy) in boxes.items() if x <= cx * k <= x + w and y <= cy * k <= y + h]
+        return hit[0] if hit else nid
+
+    read = {(name(e.src), name(e.dst)) for e in g.edges if e.directed}
+    assert read == {(a, b) for a, b, _ in lines}
+    # read as it is, the same figure loses heads (what the enlargement is for)
+    blobs = detect_blobs(small)
+    raw = {
+        (a, b)
+        for ln in detect_lines(small, blobs, node_endpoints(blobs))
+        for a, b, conf in ln.edges()
+        if conf in ("high", "medium")
+    }
+    assert len(raw) < len(lines)

@@ -117,3 +117,39 @@ def test_geometry_of_object_ids_uses_their_panel_boxes(ctx) -> None:
     out = run(ctx, "geometry", object_ids=ids)
     assert all(p["aligned_horizontally"] for p in out.data["pairs"])
     assert "no object with id 999" in run(ctx, "geometry", object_ids=[999]).data["error"]
+
+
+def test_small_image_is_read_enlarged_and_tools_answer_in_its_own_pixels(tmp_path) -> None:
+    """A 600 px reference is read at twice its size (READ_MIN_SIDE_PX); crops, node boxes and
+    the graph still come back in its own pixels and in the same panel frame."""
+    from judge.artifact.ooxml import read_object_tree
+    from judge.render.prepare import prepare_pair
+    from judge.tools.base import ToolContext, read_zoom
+    from tests.judge_helpers import flow_deck, flow_image
+
+    ref = flow_image(tmp_path / "reference.png", 3, (600, 450))
+    render = flow_image(tmp_path / "render.png", 3, (1280, 960))
+    deck = flow_deck(tmp_path / "deck.pptx")
+    pair = prepare_pair(ref, render, tmp_path / "pair.png")
+    small = ToolContext(pptx=deck, reference_png=ref, render_png=render,
+                        pair_png=tmp_path / "pair.png", pair=pair,
+                        object_tree=read_object_tree(deck))  # fmt: skip
+    assert read_zoom(600, 450) == 2 and read_zoom(1000, 750) == 1 and read_zoom(300, 200) == 3
+    assert small.zoom("reference") == 2 and small.zoom("candidate") == 1
+    assert small.image("reference").shape[:2] == (900, 1200)
+    # a crop named in image pixels is cut where those pixels are, and reported in them
+    out = run(small, "crop", image="reference", x=36, y=180, w=132, h=72, frame="image")
+    assert out.data["image_box"] == {"x": 36, "y": 180, "w": 132, "h": 72}
+    assert box_colour_share(out.images[0]) > 0.7  # the first box (x 36-168, y 180-252)
+    # the panel frame is the pair's, whatever the reading zoom
+    m = pair.reference
+    px, py = m.image_to_panel(36, 180)
+    assert out.data["panel_box"]["x"] == pytest.approx(px, abs=1)
+    assert out.data["panel_box"]["y"] == pytest.approx(py, abs=1)
+    nodes = run(small, "detect_nodes", image="reference", frame="image").data["blobs"]
+    assert len(nodes) == 3 and all(b["box"][0] + b["box"][2] <= 600 for b in nodes)
+    assert nodes[0]["box"][0] == pytest.approx(36, abs=3)
+    g = run(small, "reference_graph").data
+    assert g["image_size"] == [600, 450] and len(g["nodes"]) == 3
+    assert max(n["box"][0] + n["box"][2] for n in g["nodes"]) <= 600
+    assert len(g["edges"]) == 2

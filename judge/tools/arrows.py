@@ -744,7 +744,7 @@ def line_dict(ctx: ToolContext, which: str, line: LineComp, frame: str) -> dict[
 
     return {
         "box": box_to_frame(ctx, which, line.box, frame),
-        "thickness_px": line.thickness_px,
+        "thickness_px": round(line.thickness_px / ctx.zoom(which), 2),
         "dashed": line.dashed,
         "contacts": [
             {"blob": c.node, "point": pt(c.point), "arrowhead": c.head} for c in line.contacts
@@ -760,7 +760,7 @@ def detect_arrows(
 ) -> ToolOutput:
     """Find lines and arrows in the reference or candidate image and the boxes they connect.
 
-    Each line lists its box (in `frame`), shaft thickness in full-resolution pixels, whether it
+    Each line lists its box (in `frame`), shaft thickness in pixels of the image, whether it
     is dashed, the blobs it touches (indices from detect_nodes on the same image) with the touch
     point and whether an arrowhead sits there, and the directed edges this gives
     (from_blob -> to_blob; confidence high / medium / low / undirected).

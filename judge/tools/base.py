@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import inspect
 import json
+import math
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -23,6 +24,7 @@ import numpy as np
 from pydantic import BaseModel, ConfigDict, ValidationError, create_model
 
 from judge.schema import ObjectTree, PairGeometry
+from judge.tools.thresholds import READ_MAX_ZOOM, READ_MIN_SIDE_PX
 
 T = TypeVar("T")
 
@@ -49,7 +51,11 @@ class ToolContext:
     """Per-case memo for expensive measurements shared across stages and rounds."""
 
     def image(self, which: str) -> np.ndarray:
-        """BGR uint8 array of ``reference``, ``candidate`` or ``pair`` (cached)."""
+        """BGR uint8 array of ``reference``, ``candidate`` or ``pair`` (cached).
+
+        The reference and the candidate come enlarged :meth:`zoom` times (the reading frame:
+        every reading and measurement works in it); :func:`judge.tools.ocr.box_to_frame` and
+        :func:`judge.tools.view.to_image_box` convert to and from the image's own pixels."""
         import cv2
 
         key = f"image:{which}"
@@ -66,9 +72,27 @@ class ToolContext:
             img = cv2.imread(str(path), cv2.IMREAD_COLOR)
             if img is None:
                 raise ToolUsageError(f"image {which!r} could not be read from {path}")
+            k = read_zoom(img.shape[1], img.shape[0]) if which != "pair" else 1
+            if k > 1:
+                img = cv2.resize(
+                    img, (img.shape[1] * k, img.shape[0] * k), interpolation=cv2.INTER_NEAREST
+                )
+            self.cache[f"zoom:{which}"] = k
             self.cache[key] = img
         cached: np.ndarray = self.cache[key]
         return cached
+
+    def zoom(self, which: str) -> int:
+        """Whole factor by which :meth:`image` enlarges ``which`` (1: read as it is)."""
+        if f"zoom:{which}" not in self.cache:
+            self.image(which)
+        return int(self.cache[f"zoom:{which}"])
+
+
+def read_zoom(width: int, height: int) -> int:
+    """The whole factor an image of ``width`` x ``height`` px is read at (``READ_MIN_SIDE_PX``)."""
+    longest = max(width, height, 1)
+    return max(1, min(READ_MAX_ZOOM, math.ceil(READ_MIN_SIDE_PX / longest)))
 
 
 def memo(ctx: ToolContext, key: str, compute: Callable[[], T]) -> T:

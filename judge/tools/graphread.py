@@ -141,15 +141,35 @@ class Graph:
         cx, cy = n.centre
         return ((cx - x0) / (x1 - x0), (cy - y0) / (y1 - y0))
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self, zoom: int = 1) -> dict[str, Any]:
+        """JSON view; a graph read at ``zoom`` (:meth:`ToolContext.zoom`) is given in the
+        image's own pixels."""
+
+        def px(v: Any) -> Any:
+            if v is None or zoom == 1:
+                return v
+            if isinstance(v, (list, tuple)):
+                return [px(x) for x in v]
+            return round(v / zoom, 2)
+
+        def node(n: GNode) -> dict[str, Any]:
+            d = asdict(n)
+            for key in ("box", "text_height_px", "text_stroke_px"):
+                d[key] = px(d[key])
+            return {k: v for k, v in d.items() if v not in (None, [], "")}
+
+        def edge(e: GEdge) -> dict[str, Any]:
+            d = asdict(e)
+            for key in ("thickness_px", "ends"):
+                d[key] = px(d[key])
+            return {k: v for k, v in d.items() if v is not None}
+
         return {
             "source": self.source,
-            "image_size": [self.width, self.height],
-            "nodes": [
-                {k: v for k, v in asdict(n).items() if v not in (None, [], "")} for n in self.nodes
-            ],
-            "edges": [{k: v for k, v in asdict(e).items() if v is not None} for e in self.edges],
-            "panels": self.panels,
+            "image_size": [self.width // zoom, self.height // zoom],
+            "nodes": [node(n) for n in self.nodes],
+            "edges": [edge(e) for e in self.edges],
+            "panels": [{**p, "box": px(p["box"])} if "box" in p else p for p in self.panels],
             "notes": self.notes,
         }
 

@@ -51,10 +51,10 @@ def tree_graph(ctx: ToolContext) -> Graph | None:
 
 def reference_graph(ctx: ToolContext) -> ToolOutput:
     """Read the reference diagram as a graph: labelled nodes (OCR inside detected boxes, with
-    boxes in full-resolution reference pixels, fill/stroke colours, corner radius), directed
+    boxes in reference image pixels, fill/stroke colours, corner radius), directed
     edges (lines joining nodes; direction from the arrowhead end, with a confidence) and panels.
     """
-    return ToolOutput(raster_graph(ctx, "reference").to_dict())
+    return ToolOutput(raster_graph(ctx, "reference").to_dict(ctx.zoom("reference")))
 
 
 def candidate_graph(ctx: ToolContext) -> ToolOutput:
@@ -65,8 +65,8 @@ def candidate_graph(ctx: ToolContext) -> ToolOutput:
     tree = tree_graph(ctx)
     return ToolOutput(
         {
-            "tree": None if tree is None else tree.to_dict(),
-            "render": raster_graph(ctx, "candidate").to_dict(),
+            "tree": None if tree is None else tree.to_dict(ctx.zoom("candidate")),
+            "render": raster_graph(ctx, "candidate").to_dict(ctx.zoom("candidate")),
         }
     )
 

@@ -17,7 +17,14 @@ from shapely.geometry import box as shp_box
 
 from judge.tools.base import Tool, ToolContext, ToolOutput, ToolUsageError
 from judge.tools.tree import panel_box
-from judge.tools.view import Frame, Which, image_box_to_panel, mapping, to_image_box
+from judge.tools.view import (
+    Frame,
+    Which,
+    image_box_to_panel,
+    mapping,
+    own_pixels,
+    to_image_box,
+)
 
 QUANT_STEP = 32
 """Colour quantisation step per channel (0-255) for segmentation: 8 levels, robust to
@@ -92,7 +99,7 @@ def colour_segments(
     return ToolOutput(
         {
             "image": image,
-            "image_box": {"x": box[0], "y": box[1], "w": box[2] - box[0], "h": box[3] - box[1]},
+            "image_box": own_pixels(ctx, image, *box),
             "panel_box": image_box_to_panel(ctx, image, box),
             "background": _hex_bgr(bg),
             "background_fraction": round(float(is_bg.mean()), 4),
@@ -144,8 +151,8 @@ def components(
         pcx, pcy = mapping(ctx, image).image_to_panel(cx, cy)
         found.append(
             {
-                "area_px": area,
-                "image_box": {"x": ib[0], "y": ib[1], "w": bw, "h": bh},
+                "area_px": area / ctx.zoom(image) ** 2,
+                "image_box": own_pixels(ctx, image, *ib),
                 "panel_box": image_box_to_panel(ctx, image, ib),
                 "panel_centre": [round(pcx, 1), round(pcy, 1)],
             }

@@ -549,14 +549,15 @@ def blob_dict(
 ) -> dict[str, Any]:
     """JSON view of a blob (box in ``frame``)."""
     box = list(b.box) if ctx is None else box_to_frame(ctx, which, b.box, frame)
+    k = 1 if ctx is None else ctx.zoom(which)
     return {
         "index": i,
         "box": box,
         "shape": b.shape,
         "fill": hex_of(b.fill_bgr),
         "stroke": hex_of(b.stroke_bgr),
-        "stroke_px": b.stroke_px,
-        "corner_radius_px": b.corner_radius_px,
+        "stroke_px": round(b.stroke_px / k, 2),
+        "corner_radius_px": round(b.corner_radius_px / k, 2),
         "corner_radius_frac": round(b.corner_radius_frac, 3),
         "depth": b.depth,
         "parent": b.parent,
@@ -576,9 +577,9 @@ def detect_nodes(
     """Find box-like shapes (nodes and panels) in the reference or candidate image.
 
     Returns each blob's box [x, y, w, h] (in `frame`: "panel" = pixels of the 1200x900 panel,
-    "image" = full-resolution pixels), shape (rect, rounded, ellipse, diamond), fill and stroke
+    "image" = pixels of the image), shape (rect, rounded, ellipse, diamond), fill and stroke
     colours as RRGGBB (fill null = outline only), stroke width and corner radius in pixels of the
-    full-resolution image, corner radius as a fraction of the short side, and nesting (parent /
+    image, corner radius as a fraction of the short side, and nesting (parent /
     children indices: a blob holding others is a panel). Give x, y, w, h to keep only blobs whose
     centre lies in that region.
     """

@@ -151,9 +151,30 @@ def _read(img: np.ndarray, min_confidence: float) -> list[OcrLine]:
     return lines
 
 
+def ocr_zoomed(
+    img: np.ndarray, zoom: int, min_confidence: float = OCR_MIN_CONFIDENCE
+) -> list[OcrLine]:
+    """:func:`ocr_image` of a reading-frame image (or crop) enlarged ``zoom`` times by repeating
+    pixels: the text is read on the image's own pixels (every ``zoom``-th row and column, which
+    is the image itself; the recogniser does not know blocky glyphs) and the boxes are given in
+    the reading frame."""
+    if zoom == 1:
+        return ocr_image(img, min_confidence)
+
+    def up(b: tuple[float, float, float, float]) -> tuple[float, float, float, float]:
+        return (b[0] * zoom, b[1] * zoom, b[2] * zoom, b[3] * zoom)
+
+    lines = ocr_image(np.ascontiguousarray(img[::zoom, ::zoom]), min_confidence)
+    for ln in lines:
+        ln.box = up(ln.box)
+        for wd in ln.words:
+            wd.box = up(wd.box)
+    return lines
+
+
 def ocr_full(ctx: ToolContext, which: str) -> list[OcrLine]:
-    """OCR of the whole ``reference`` or ``candidate`` image, computed once per case."""
-    return memo(ctx, f"ocr:{which}", lambda: ocr_image(ctx.image(which)))
+    """OCR of the whole ``reference`` or ``candidate`` image (reading frame), once per case."""
+    return memo(ctx, f"ocr:{which}", lambda: ocr_zoomed(ctx.image(which), ctx.zoom(which)))
 
 
 region_to_image = to_image_box
@@ -163,13 +184,15 @@ region_to_image = to_image_box
 def box_to_frame(
     ctx: ToolContext, which: str, box: tuple[float, float, float, float], frame: str
 ) -> list[float]:
-    """An image-frame (x, y, w, h) box in ``frame``, rounded to 0.1 px."""
+    """A reading-frame (x, y, w, h) box (:meth:`ToolContext.image`) in ``frame`` (``panel``, or
+    ``image``: the image's own pixels), rounded to 0.1 px."""
     x, y, w, h = box
     if frame == "panel":
         m = mapping(ctx, which)
         px, py = m.image_to_panel(x, y)
         return [round(px, 1), round(py, 1), round(w * m.scale, 1), round(h * m.scale, 1)]
-    return [round(x, 1), round(y, 1), round(w, 1), round(h, 1)]
+    k = ctx.zoom(which)
+    return [round(x / k, 1), round(y / k, 1), round(w / k, 1), round(h / k, 1)]
 
 
 def ocr(
@@ -197,7 +220,7 @@ def ocr(
         ox, oy = 0, 0
     else:
         x0, y0, x1, y1 = region_to_image(ctx, image, x, y, w, h, frame)
-        lines = ocr_image(ctx.image(image)[y0:y1, x0:x1], min_confidence)
+        lines = ocr_zoomed(ctx.image(image)[y0:y1, x0:x1], ctx.zoom(image), min_confidence)
         ox, oy = x0, y0
     out = []
     for ln in lines:

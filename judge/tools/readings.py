@@ -48,7 +48,10 @@ class Readings:
     ren_lines: list[LineComp] = field(default_factory=list)
     """The line components each raster reading came from (their contacts carry the heads)."""
     ref_img: np.ndarray | None = None
-    """The reference image (BGR), to read again where a check needs a closer look."""
+    """The reference image (BGR, reading frame), to read again where a check needs a closer
+    look."""
+    ref_zoom: int = 1
+    """How many times ``ref_img`` is enlarged (:meth:`ToolContext.zoom`)."""
 
 
 def _tree_texts(ctx: ToolContext) -> list[str]:
@@ -82,4 +85,5 @@ def readings(ctx: ToolContext) -> Readings:
         ref_lines=lines_cached(ctx, "reference"),
         ren_lines=lines_cached(ctx, "candidate"),
         ref_img=ctx.image("reference"),
+        ref_zoom=ctx.zoom("reference"),
     )

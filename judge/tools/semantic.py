@@ -35,7 +35,7 @@ from judge.tools.graphread import (
     normalise_label,
 )
 from judge.tools.graphread import compare_graphs as compare_readings
-from judge.tools.ocr import box_to_frame, ocr_image
+from judge.tools.ocr import box_to_frame, ocr_zoomed
 from judge.tools.readings import Judged, Readings, readings
 from judge.tools.thresholds import (
     EXTRA_TREE_MATCH_DISTANCE,
@@ -165,7 +165,7 @@ def _reference_reads_at(r: Readings, c: GNode) -> str | None:
     X1, Y1 = min(w, int(math.ceil(x1 + mx))), min(h, int(math.ceil(y1 + my)))
     if X1 - X0 < 8 or Y1 - Y0 < 8:
         return None
-    lines = ocr_image(np.ascontiguousarray(r.ref_img[Y0:Y1, X0:X1]))
+    lines = ocr_zoomed(np.ascontiguousarray(r.ref_img[Y0:Y1, X0:X1]), r.ref_zoom)
     texts = [ln.text for ln in lines]
     if Corpus.of(texts).has(c.label) or Corpus.of([" ".join(texts)]).has(c.label):
         return " ".join(texts)

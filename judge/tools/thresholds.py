@@ -20,6 +20,15 @@ INK_DIFF = 28
 preparation's content threshold (10) because anti-aliased edges and JPEG noise of references
 otherwise turn box interiors speckled; real strokes and fills differ by far more."""
 
+READ_MIN_SIDE_PX = 700
+READ_MAX_ZOOM = 3
+"""An image whose longer side is under READ_MIN_SIDE_PX (the smallest of the figures the
+reading rules were developed on is 727 px) is read enlarged by the smallest whole factor, at
+most READ_MAX_ZOOM, that brings it there, each pixel repeated (no new colours: every colour and
+flatness rule sees the figure's own pixels). In a 640 px figure a head is 4-5 px, too few for
+the head, dash and outline rules, many of whose sizes are fixed pixels. The tools' image frame
+stays the image's own pixels."""
+
 LIGHT_FILL_DIFF = 8
 LIGHT_FILL_MAX_GRADIENT = 2
 LIGHT_FILL_MIN_PX = 9

@@ -18,7 +18,7 @@ from typing import Literal
 import cv2
 import numpy as np
 
-from judge.schema import PanelMapping
+from judge.schema import Box, PanelMapping
 from judge.tools.base import Tool, ToolContext, ToolOutput, ToolUsageError
 
 Which = Literal["reference", "candidate"]
@@ -35,20 +35,36 @@ MIN_CROP_PX = 2
 
 
 def mapping(ctx: ToolContext, which: str) -> PanelMapping:
+    """How ``which`` in the reading frame (the image enlarged :meth:`ToolContext.zoom` times)
+    maps to its panel."""
     if which == "reference":
-        return ctx.pair.reference
-    if which == "candidate":
-        return ctx.pair.candidate
-    raise ToolUsageError(f"unknown image {which!r}: use 'reference' or 'candidate'")
+        m = ctx.pair.reference
+    elif which == "candidate":
+        m = ctx.pair.candidate
+    else:
+        raise ToolUsageError(f"unknown image {which!r}: use 'reference' or 'candidate'")
+    k = ctx.zoom(which)
+    if k == 1:
+        return m
+    c = m.crop_box
+    return m.model_copy(
+        update={
+            "image_width": m.image_width * k,
+            "image_height": m.image_height * k,
+            "crop_box": Box(x=c.x * k, y=c.y * k, w=c.w * k, h=c.h * k),
+            "scale": m.scale / k,
+        }
+    )
 
 
 def to_image_box(
     ctx: ToolContext, which: str, x: float, y: float, w: float, h: float, frame: str
 ) -> tuple[int, int, int, int]:
-    """A region in ``frame`` as (x0, y0, x1, y1) pixels of the full-resolution image, clipped."""
+    """A region in ``frame`` as (x0, y0, x1, y1) pixels of the reading frame, clipped."""
     if w <= 0 or h <= 0:
         raise ToolUsageError("w and h must be positive")
     m = mapping(ctx, which)
+    k = ctx.zoom(which)
     if frame == "pair":
         x -= m.panel_left
         frame = "panel"
@@ -56,7 +72,7 @@ def to_image_box(
         x0, y0 = m.panel_to_image(x, y)
         x1, y1 = m.panel_to_image(x + w, y + h)
     elif frame == "image":
-        x0, y0, x1, y1 = x, y, x + w, y + h
+        x0, y0, x1, y1 = x * k, y * k, (x + w) * k, (y + h) * k
     else:
         raise ToolUsageError(f"unknown frame {frame!r}: use 'pair', 'panel' or 'image'")
     cx0, cy0 = max(0, int(np.floor(x0))), max(0, int(np.floor(y0)))
@@ -64,16 +80,25 @@ def to_image_box(
     cy1 = min(m.image_height, int(np.ceil(y1)))
     if cx1 - cx0 < MIN_CROP_PX or cy1 - cy0 < MIN_CROP_PX:
         raise ToolUsageError(
-            f"the region lies outside the {which} image ({m.image_width}x{m.image_height} px "
+            f"the region lies outside the {which} image "
+            f"({m.image_width // k}x{m.image_height // k} px "
             f"image frame; panel content spans the 1200x900 panel): pick a region inside it"
         )
     return cx0, cy0, cx1, cy1
 
 
+def own_pixels(
+    ctx: ToolContext, which: str, x0: float, y0: float, x1: float, y1: float
+) -> dict[str, float]:
+    """A reading-frame box (x0, y0, x1, y1) as x/y/w/h in the image's own pixels."""
+    k = ctx.zoom(which)
+    return {"x": x0 / k, "y": y0 / k, "w": (x1 - x0) / k, "h": (y1 - y0) / k}
+
+
 def image_box_to_panel(
     ctx: ToolContext, which: str, box: tuple[float, float, float, float]
 ) -> dict[str, float]:
-    """An image-frame box (x0, y0, x1, y1) in the panel frame, as x/y/w/h."""
+    """A reading-frame box (x0, y0, x1, y1) in the panel frame, as x/y/w/h."""
     m = mapping(ctx, which)
     px0, py0 = m.image_to_panel(box[0], box[1])
     px1, py1 = m.image_to_panel(box[2], box[3])
@@ -117,7 +142,7 @@ def crop(
     return ToolOutput(
         {
             "image": image,
-            "image_box": {"x": x0, "y": y0, "w": x1 - x0, "h": y1 - y0},
+            "image_box": own_pixels(ctx, image, x0, y0, x1, y1),
             "panel_box": image_box_to_panel(ctx, image, (x0, y0, x1, y1)),
             "zoom": round(scale, 3),
             "crop_size_px": [int(out.shape[1]), int(out.shape[0])],
@@ -144,11 +169,11 @@ def compare_crops(
     if frame == "pair" and x >= ctx.pair.candidate.panel_left:
         x -= ctx.pair.candidate.panel_left
     halves: list[np.ndarray] = []
-    boxes: dict[str, dict[str, int]] = {}
+    boxes: dict[str, dict[str, float]] = {}
     for which in ("reference", "candidate"):
         x0, y0, x1, y1 = to_image_box(ctx, which, x, y, w, h, "panel")
         halves.append(ctx.image(which)[y0:y1, x0:x1])
-        boxes[which] = {"x": x0, "y": y0, "w": x1 - x0, "h": y1 - y0}
+        boxes[which] = own_pixels(ctx, which, x0, y0, x1, y1)
     height = max(a.shape[0] for a in halves)
     scaled = [
         cv2.resize(a, (max(1, round(a.shape[1] * height / a.shape[0])), height)) for a in halves
