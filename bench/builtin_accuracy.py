@@ -35,7 +35,7 @@ Usage::
 
     .venv/bin/python bench/builtin_accuracy.py --bench synth [--seed 1234] [--tasks 10]
     .venv/bin/python bench/builtin_accuracy.py --bench real [--rejudge] [--out /tmp/acc]
-    .venv/bin/python bench/builtin_accuracy.py --bench real --look dark   # or small, jpeg
+    .venv/bin/python bench/builtin_accuracy.py --bench real --look dark   # small, jpeg, small+jpeg
     .venv/bin/python bench/builtin_accuracy.py --bench graphviz --tasks 12 --workers 1
     .venv/bin/python bench/builtin_accuracy.py --bench mpl --tasks 14
     .venv/bin/python bench/builtin_accuracy.py --bench robust
@@ -56,6 +56,7 @@ from pathlib import Path
 from typing import Any
 
 from generation.realfig.looks import LOOKS
+from generation.realfig.looks import look as named_look
 from judge.errors import BenchmarkError
 
 GATES = ["pass", "artifact", "semantic", "render"]
@@ -269,6 +270,15 @@ def report(title: str, labels: dict[str, dict[str, Any]], results: dict[str, dic
     return {"agreement": acc, "kappa": kappa, "faithful": faithful_ok / max(1, faithful_n)}
 
 
+def _look_name(name: str) -> str:
+    """``--look``'s value, checked (an unknown look is a usage error naming the known ones)."""
+    try:
+        named_look(name)
+    except BenchmarkError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from exc
+    return name
+
+
 def build(kind: str, bench: Path, seed: int, tasks: int, look: str | None = None) -> None:
     """Write benchmark ``kind`` into ``bench`` (the real one ignores seed and task count and
     takes a reference ``look``)."""
@@ -314,9 +324,10 @@ def main() -> int:
     ap.add_argument("--quiet", action="store_true", help="do not list disagreements")
     ap.add_argument(
         "--look",
-        choices=sorted(LOOKS),
-        help="real: draw the references light on dark, scale them down or pass them "
-        "through JPEG (generation.realfig.looks); the decks change to match",
+        type=_look_name,
+        help=f"real: draw the references another way ({', '.join(sorted(LOOKS))}: light on "
+        "dark, scaled down, through JPEG; or several joined by '+', e.g. small+jpeg; "
+        "generation.realfig.looks); the decks change to match",
     )
     args = ap.parse_args()
     groups = {"both": ["synth", "real"], "all": ["synth", "real", "graphviz", "mpl", "robust"]}

@@ -158,17 +158,22 @@ def test_a_reversed_connector_is_confirmed_by_reading_both_images_at_its_ends(
 @needs_figures
 def test_hand_builder_changes_edit_what_they_say(tmp_path: Path) -> None:
     """The robustness benchmark: each change edits its own aspect of a faithful deck (heads,
-    line widths, fonts, slide size with the figure centred) and every case is labelled pass."""
+    line widths, fonts, slide size with the figure centred, PowerPoint's default thin lines,
+    shadows) and every case is labelled pass."""
+    import zipfile
+
     from generation.realfig.robust import (
         FONT_FACE,
         MARGIN_SCALE,
         THICK_FACTOR,
+        THIN_PT,
         write_robust_benchmark,
     )
 
     labels = write_robust_benchmark(tmp_path / "b", figures=["dev13"])
+    changes = ("heads", "thick", "font", "margin", "thin", "shadow")
     assert {lb.config_id for lb in labels} == {
-        f"{c}_{h}" for c in ("heads", "thick", "font", "margin") for h in ("shapes", "handmade")
+        f"{c}_{h}" for c in changes for h in ("shapes", "handmade")
     }
     assert {lb.gate for lb in labels} == {"pass"}
 
@@ -184,6 +189,17 @@ def test_hand_builder_changes_edit_what_they_say(tmp_path: Path) -> None:
     widths = sorted(o.line_width_pt for o in before.objects if o.line_width_pt)
     thick = sorted(o.line_width_pt for o in tree("thick_shapes").objects if o.line_width_pt)
     assert thick == pytest.approx([w * THICK_FACTOR for w in widths], rel=0.01)
+    thin = {o.line_width_pt for o in tree("thin_shapes").objects if o.line_width_pt}
+    assert thin == {THIN_PT}
+    slide = "ppt/slides/slide1.xml"
+
+    def xml(config: str) -> str:
+        with zipfile.ZipFile(tmp_path / "b" / "candidates" / config / "dev13.pptx") as z:
+            return z.read(slide).decode()
+
+    assert "tailEnd" in xml("thin_shapes") and 'len="' not in xml("thin_shapes")  # medium heads
+    shadowed = xml("shadow_shapes")
+    assert shadowed.count("<a:outerShdw") == shadowed.count("<p:spPr") > 0
     texts = [o for o in tree("font_shapes").objects if o.text.strip()]
     assert texts and all(set(o.font_names) == {FONT_FACE} for o in texts if o.font_names)
     moved = tree("margin_shapes")

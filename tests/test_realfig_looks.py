@@ -70,6 +70,23 @@ def test_small_scales_the_longer_side_down_and_never_up() -> None:
         look("sepia")
 
 
+def test_looks_joined_by_plus_apply_left_to_right() -> None:
+    """``small+jpeg`` scales down, then saves as JPEG; ``dark+small`` recolours the decks too;
+    an unknown or repeated part is a clear error."""
+    img = np.full((800, 1600, 3), 255, np.uint8)
+    cv2.line(img, (100, 400), (1500, 400), (0, 0, 0), 6)
+    both = look("small+jpeg")
+    assert both.deck is None
+    out = _img(both.reference(_png(img)))
+    assert out.shape[:2] == (SMALL_SIDE_PX // 2, SMALL_SIDE_PX)
+    want = _img(jpeg_image(shrink_image(_png(img))))
+    assert np.array_equal(out, want)
+    assert look("dark+small").deck is dark_deck
+    for bad in ("small+sepia", "jpeg+jpeg"):
+        with pytest.raises(BenchmarkError, match="joined by"):
+            look(bad)
+
+
 def test_jpeg_leaves_the_ringing_of_one_lossy_save_and_keeps_the_size() -> None:
     """A black line on white comes back with grey ringing beside it (the artefacts a figure
     re-saved for the web carries), at the same size, still stored as PNG."""

@@ -14,8 +14,8 @@ differ, every candidate deck with it, so that every variant keeps its label:
   it carries the ringing and 8x8 block artefacts of a figure screenshotted or re-saved for the
   web (stored as PNG, so the artefacts are exactly those of one JPEG pass); decks unchanged.
 
-``write_realfig_benchmark(..., look=...)`` writes the benchmark in a look;
-``bench/builtin_accuracy.py --bench real --look dark`` judges it.
+``write_realfig_benchmark(..., look=...)`` writes the benchmark in a look (or in looks joined by
+``+``: ``small+jpeg``); ``bench/builtin_accuracy.py --bench real --look dark`` judges it.
 """
 
 from __future__ import annotations
@@ -130,10 +130,33 @@ LOOKS: dict[str, Look] = {
 
 
 def look(name: str) -> Look:
-    """The look called ``name`` (a clear error listing the known ones)."""
-    if name not in LOOKS:
-        raise BenchmarkError(f"unknown look {name!r} (known: {sorted(LOOKS)})")
-    return LOOKS[name]
+    """The look called ``name``, or looks joined by ``+`` applied left to right
+    (``small+jpeg``: scaled down, then saved as JPEG, as figures on web pages are); a clear
+    error lists the known ones."""
+    parts = name.split("+")
+    unknown = [p for p in parts if p not in LOOKS]
+    if unknown or len(set(parts)) != len(parts):
+        raise BenchmarkError(
+            f"unknown look {name!r} (known: {sorted(LOOKS)}, or several joined by '+', "
+            "each once, e.g. small+jpeg)"
+        )
+    if len(parts) == 1:
+        return LOOKS[name]
+    steps = [LOOKS[p] for p in parts]
+
+    def reference(png: bytes) -> bytes:
+        for step in steps:
+            png = step.reference(png)
+        return png
+
+    decks = [s.deck for s in steps if s.deck is not None]
+
+    def deck(data: bytes) -> bytes:
+        for d in decks:
+            data = d(data)
+        return data
+
+    return Look(reference, deck if len(decks) > 1 else (decks[0] if decks else None))
 
 
 __all__ = [

@@ -9,7 +9,11 @@ Each change is applied to a built faithful deck (``shapes`` and ``handmade`` con
 * ``font``   -- every run set in ``FONT_FACE`` at ``FONT_SCALE`` of its size (a builder without
   the reference's font, or who chose a smaller one);
 * ``margin`` -- the slide ``MARGIN_SCALE`` times as large in both directions with the figure
-  centred on it (a figure placed on a larger slide with empty margins round it).
+  centred on it (a figure placed on a larger slide with empty margins round it);
+* ``thin``   -- PowerPoint's defaults: every outline and line ``THIN_PT`` wide, every
+  arrowhead of the default (medium) size;
+* ``shadow`` -- every shape and line casts a soft outer shadow (a theme's shape style, or
+  "Shadow" picked from the format pane).
 
 None changes what the diagram says, so each case's expected gate is ``pass``: the benchmark
 measures false rejections only. ``bench/builtin_accuracy.py --bench robust`` runs it.
@@ -41,6 +45,14 @@ FONT_SCALE = 0.9
 """``font``: the face every run is set in, and the fraction of its size it keeps."""
 MARGIN_SCALE = 1.25
 """``margin``: how many times as wide and as tall the slide becomes (the figure centred)."""
+THIN_PT = 0.75
+"""``thin``: the width of every outline and line (PowerPoint's default line), points."""
+SHADOW_XML = (
+    '<a:effectLst xmlns:a="http://schemas.openxmlformats.org/drawingml/2006/main">'
+    '<a:outerShdw blurRad="50800" dist="38100" dir="2700000" algn="tl" rotWithShape="0">'
+    '<a:prstClr val="black"><a:alpha val="40000"/></a:prstClr></a:outerShdw></a:effectLst>'
+)
+"""``shadow``: PowerPoint's "Offset: Bottom Right" outer shadow (4 pt blur, 3 pt offset)."""
 ROBUST_CONSTRUCTIONS: tuple[Construction, ...] = ("shapes", "handmade")
 """The faithful constructions each change is applied to."""
 
@@ -97,11 +109,40 @@ def _margin(prs: Any) -> None:
             sh.left, sh.top = sh.left + dx, sh.top + dy
 
 
+def _thin(prs: Any) -> None:
+    for ln in _lines(prs):
+        if ln.find(qn("a:noFill")) is not None:
+            continue  # no line drawn: nothing to thin
+        ln.set("w", str(round(THIN_PT * 12700)))
+        for tag in ("a:headEnd", "a:tailEnd"):
+            end = ln.find(qn(tag))
+            if end is not None:
+                end.attrib.pop("w", None)
+                end.attrib.pop("len", None)
+
+
+def _shadow(prs: Any) -> None:
+    from lxml import etree
+
+    # a:effectLst follows a:ln in spPr (CT_ShapeProperties' sequence); styles may follow it
+    later = {qn(t) for t in ("a:scene3d", "a:sp3d", "a:extLst")}
+    for slide in prs.slides:
+        for sh in _shapes(slide.shapes):
+            sp_pr = sh._element.find(qn("p:spPr"))
+            if sp_pr is None or sp_pr.find(qn("a:effectLst")) is not None:
+                continue
+            effect = etree.fromstring(SHADOW_XML)
+            at = next((i for i, el in enumerate(sp_pr) if el.tag in later), len(sp_pr))
+            sp_pr.insert(at, effect)
+
+
 CHANGES: dict[str, Callable[[Any], None]] = {
     "heads": _heads,
     "thick": _thick,
     "font": _font,
     "margin": _margin,
+    "thin": _thin,
+    "shadow": _shadow,
 }
 """Each hand-builder change, by name: it edits an opened presentation in place."""
 
