@@ -1,12 +1,16 @@
 """Stage 1 evidence: label presence, the verdict contract's new fields, raster reading of
-outlined boxes joined in a loop (small image, glyph blobs)."""
+outlined boxes joined in a loop (small image, glyph blobs), unreadable reference labels."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import cv2
 import numpy as np
+import pytest
 from PIL import Image, ImageDraw, ImageFont
 
+from judge.render.pool import RenderPool
 from judge.schema import GateReason, GateVerdict
 from judge.tools.arrows import detect_lines
 from judge.tools.evidence import Corpus
@@ -99,3 +103,46 @@ def test_substring_distance_is_the_same_computed_a_row_at_a_time() -> None:
         assert _substring_distance_np(needle, hay) == substring_distance(needle, hay)
     assert substring_distance("endpoint", "x" * 40 + "endpiont" + "y" * 40) == 2
     assert substring_distance("gateway", "z" * 64) == 7
+
+
+@pytest.mark.slow
+def test_a_node_whose_reference_text_is_unreadable_is_no_extra_node(
+    render_pool: RenderPool, tmp_path: Path
+) -> None:
+    """A reference node whose label is blurred past reading (a small or re-saved figure) is
+    there all the same: the faithful deck's shape reading that label is no confirmed extra
+    node. A shape the reference has nothing at is still one."""
+    from pptx import Presentation
+    from pptx.enum.shapes import MSO_SHAPE
+    from pptx.util import Inches
+
+    from judge.tools.semantic import semantic_comparison
+    from tests.judge_helpers import flow_deck, rendered_case
+
+    deck = flow_deck(tmp_path / "deck.pptx", ("Tokenizer", "Encoder stack", "Classifier"))
+    render_pool.render(deck, tmp_path / "full.png")
+    img = cv2.imread(str(tmp_path / "full.png"))
+    assert img is not None
+    s = img.shape[1] / 10  # px per inch of the 10 in slide
+    x, y, w, h, m = (int(v * s) for v in (3.8, 3.0, 2.2, 1.2, 0.12))  # the middle box
+    inner = img[y + m : y + h - m, x + m : x + w - m]
+    img[y + m : y + h - m, x + m : x + w - m] = cv2.GaussianBlur(inner, (0, 0), 14)
+    ref = tmp_path / "reference.png"
+    cv2.imwrite(str(ref), img)
+
+    def node_findings(name: str, pptx: Path) -> list[dict]:
+        ctx = rendered_case(render_pool, tmp_path, name, ref, pptx)
+        found = semantic_comparison(ctx)["discrepancies"]
+        return [d for d in found if d["kind"] in ("extra_node", "missing_node", "changed_label")]
+
+    faithful = node_findings("faithful", deck)
+    assert [d["confirmed"] for d in faithful] == [False], faithful
+    assert "does not read clearly" in " ".join(faithful[0]["checks"])
+    prs = Presentation(str(deck))
+    extra = prs.slides[0].shapes.add_shape(
+        MSO_SHAPE.ROUNDED_RECTANGLE, Inches(3.8), Inches(0.8), Inches(2.2), Inches(1.2)
+    )
+    extra.text_frame.text = "Validator"
+    prs.save(str(tmp_path / "extra.pptx"))
+    got = node_findings("extra", tmp_path / "extra.pptx")
+    assert [d["target"] for d in got if d["confirmed"]] == ['node "Validator"'], got

@@ -13,7 +13,7 @@ from judge.tools.base import ToolContext
 from judge.tools.evidence import Corpus
 from judge.tools.graphread import Discrepancy, Graph, Match
 from judge.tools.graphread import compare_graphs as compare_readings
-from judge.tools.ocr import ocr_full
+from judge.tools.ocr import OcrLine, ocr_full
 
 
 @dataclass
@@ -52,6 +52,8 @@ class Readings:
     look."""
     ref_zoom: int = 1
     """How many times ``ref_img`` is enlarged (:meth:`ToolContext.zoom`)."""
+    ref_ocr: list[OcrLine] = field(default_factory=list)
+    """The reference's text lines (reading frame), where a check needs to know what is where."""
 
 
 def _tree_texts(ctx: ToolContext) -> list[str]:
@@ -79,6 +81,7 @@ def readings(ctx: ToolContext) -> Readings:
         m_ren=m_ren,
         m_tree=m_tree,
         ref_text=Corpus.of(ln.text for ln in ocr_full(ctx, "reference")),
+        ref_ocr=ocr_full(ctx, "reference"),
         ren_text=Corpus.of(ln.text for ln in ocr_full(ctx, "candidate")),
         tree_text=Corpus.of(_tree_texts(ctx)) if tree_ok else None,
         tree_kinds=tree_kinds,

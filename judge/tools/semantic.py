@@ -42,7 +42,9 @@ from judge.tools.thresholds import (
     ICON_PLACE_MARGIN_FRAC,
     LOOK_AGAIN_MARGIN_FRAC,
     OCR_CONFIDENT,
+    OCR_SURE,
     PRESENT_MIN_CHARS,
+    SAME_PLACE_MIN_OVERLAP_FRAC,
     UNCONFIRMED_CONFIDENCE_FACTOR,
 )
 
@@ -189,6 +191,11 @@ def _judge_extra(r: Readings, d: Discrepancy, c: GNode) -> Judged:
     checks.append(
         f'the deck has a shape reading "{c.label}"' if in_tree else "no shape of the deck reads so"
     )
+    blurred = None if in_ref else _unread_reference_node_at(r, c)
+    if blurred is not None:
+        checks.append(_unread_check(blurred))
+        conf = c.confidence * UNCONFIRMED_CONFIDENCE_FACTOR
+        return Judged(d, False, conf, checks, blurred.box, c.box)
     ok = not in_ref and (in_tree if r.tree is not None else c.confidence >= OCR_CONFIDENT)
     ok = ok and _long_enough(c.label, checks)
     conf = c.confidence if ok else c.confidence * UNCONFIRMED_CONFIDENCE_FACTOR
@@ -326,8 +333,65 @@ def absence_pass(r: Readings, found: list[Discrepancy]) -> list[Judged]:
             checks.append(f'read again at its place, the reference shows "{again}"')
             out.append(Judged(d, False, 0.9 * UNCONFIRMED_CONFIDENCE_FACTOR, checks, cand_box=box))
             continue
+        blurred = _unread_reference_node_at(r, c) if c is not None else None
+        if blurred is not None:  # small or blurred text: the node is there, its text unread
+            checks.append(_unread_check(blurred))
+            out.append(
+                Judged(d, False, 0.9 * UNCONFIRMED_CONFIDENCE_FACTOR, checks, blurred.box, box)
+            )
+            continue
         out.append(Judged(d, True, 0.9, checks, cand_box=box))
     return out
+
+
+def _unread_check(n: GNode) -> str:
+    return (
+        "the reference has a node at its place whose text does not read clearly "
+        f'("{n.label}", OCR score {n.confidence:.2f})'
+    )
+
+
+def _unread_reference_node_at(r: Readings, c: GNode) -> GNode | None:
+    """A reference node at render node ``c``'s place (:func:`_overlap` at least
+    ``SAME_PLACE_MIN_OVERLAP_FRAC``) whose label was not read confidently (under
+    ``OCR_CONFIDENT``): a node whose text is too small or blurred to read, not a node the
+    reference lacks. Not one another render node sits at better (that node is its
+    counterpart), and None when the reference reads a text at ``c``'s place surely
+    (``OCR_SURE``) that the candidate holds nowhere: the node reads otherwise (a changed
+    label), whatever else blurs."""
+    (ax, ay), (bx, by) = (
+        _to_reference(r, (c.box[0], c.box[1])),
+        _to_reference(r, (c.box[0] + c.box[2], c.box[1] + c.box[3])),
+    )
+    for ln in r.ref_ocr:
+        if ln.confidence < OCR_SURE or len(compact(ln.text)) < PRESENT_MIN_CHARS:
+            continue
+        if not (ax <= ln.centre[0] <= bx and ay <= ln.centre[1] <= by):
+            continue
+        if not r.ren_text.has(ln.text) and (r.tree_text is None or not r.tree_text.has(ln.text)):
+            return None
+    for n in r.ref.nodes:
+        share = _overlap(r, c, n)
+        if n.confidence >= OCR_CONFIDENT or share < SAME_PLACE_MIN_OVERLAP_FRAC:
+            continue
+        if any(_overlap(r, o, n) > share for o in r.ren.nodes if o.id != c.id):
+            continue  # another render node sits there better: the node is that one's
+        return n
+    return None
+
+
+def _overlap(r: Readings, c: GNode, n: GNode) -> float:
+    """How far render node ``c`` and reference node ``n`` sit at one place: the share of the
+    smaller box that ``c``'s box, mapped onto the reference, and ``n``'s box have in common."""
+    (ax, ay), (bx, by) = (
+        _to_reference(r, (c.box[0], c.box[1])),
+        _to_reference(r, (c.box[0] + c.box[2], c.box[1] + c.box[3])),
+    )
+    x, y, w, h = n.box
+    iw = min(bx, x + w) - max(ax, x)
+    ih = min(by, y + h) - max(ay, y)
+    smaller = min(w * h, (bx - ax) * (by - ay))
+    return iw * ih / smaller if iw > 0 and ih > 0 and smaller > 0 else 0.0
 
 
 def _union(a: tuple[float, ...], b: tuple[float, ...]) -> tuple[float, float, float, float]:

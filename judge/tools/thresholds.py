@@ -222,6 +222,11 @@ OCR_MIN_CONFIDENCE = 0.5
 OCR_CONFIDENT = 0.85
 """A label read at or above this score is confident enough to fail a gate on."""
 
+OCR_SURE = 0.97
+"""A line read at or above this score is the figure's own text beyond doubt (blurred and small
+text scores 0.5-0.95 with misread letters): where the reference holds one the candidate lacks,
+its node is not merely unreadable there."""
+
 # ------------------------------------------------------------------------------------------
 # Graph matching
 
@@ -407,6 +412,11 @@ occur inside many words."""
 EXTRA_TREE_MATCH_DISTANCE = 0.3
 """An invented node read on the render is backed by the tree when a tree node's label is within
 this normalised edit distance of the OCR reading."""
+
+SAME_PLACE_MIN_OVERLAP_FRAC = 0.1
+"""A render node and a reference node sit at one place when the render node's box, mapped onto
+the reference, covers this share of the smaller box: more than a sliver (a node whose text is
+small or blurred is often read in part, and the mapping by matched nodes is then loose)."""
 
 UNCONFIRMED_CONFIDENCE_FACTOR = 0.3
 """A discrepancy the evidence refutes keeps this share of its reading confidence (recorded for
