@@ -140,6 +140,7 @@ def test_small_image_is_read_enlarged_and_tools_answer_in_its_own_pixels(tmp_pat
     # a crop named in image pixels is cut where those pixels are, and reported in them
     out = run(small, "crop", image="reference", x=36, y=180, w=132, h=72, frame="image")
     assert out.data["image_box"] == {"x": 36, "y": 180, "w": 132, "h": 72}
+    assert out.data["zoom"] == pytest.approx(768 / 132, rel=0.01)  # from its own pixels
     assert box_colour_share(out.images[0]) > 0.7  # the first box (x 36-168, y 180-252)
     # the panel frame is the pair's, whatever the reading zoom
     m = pair.reference

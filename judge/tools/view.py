@@ -144,7 +144,7 @@ def crop(
             "image": image,
             "image_box": own_pixels(ctx, image, x0, y0, x1, y1),
             "panel_box": image_box_to_panel(ctx, image, (x0, y0, x1, y1)),
-            "zoom": round(scale, 3),
+            "zoom": round(scale * ctx.zoom(image), 3),  # from the image's own pixels
             "crop_size_px": [int(out.shape[1]), int(out.shape[0])],
         },
         [out],
