@@ -191,3 +191,36 @@ def test_label_pills_through_jpeg_stay_labels() -> None:
         labels = {n.label for n in g.nodes}
         assert not labels & {"Association", "Attribution"}, sorted(labels)
         assert {"Context: ContextType", "Artifact: ArtifactType"} <= labels, sorted(labels)
+
+
+@needs_figures
+@pytest.mark.slow
+def test_long_labels_read_with_slips_in_a_small_dark_figure_are_still_there(
+    render_pool: RenderPool, tmp_path: Path
+) -> None:
+    """dev14 light on dark at 640 px: its boxes hold five or six lines of code-like text, which
+    OCR reads with a slip every few words ("mMemoryM25Retrlever", "Optfonal tmputs:"), so whole
+    labels are too far from the deck's text; a neighbour's reading then stood in for one
+    (missing node) and a deck shape was reported as extra. A node is there when one line of its
+    own is read beyond doubt letter for letter ("fr_retriever", "prompt_builder"): the faithful
+    deck has no confirmed discrepancy, and a missing node is still found."""
+    from generation.realfig.variants import VARIANTS
+    from judge.tools.semantic import semantic_comparison
+    from tests.judge_helpers import rendered_case
+
+    fig = next(f for f in SPECS if f.id == "dev14")
+    drawn = look("dark+small")
+    ref = tmp_path / "reference.png"
+    ref.write_bytes(drawn.reference((FIGURES / "dev14" / "reference.png").read_bytes()))
+    assert drawn.deck is not None
+    faithful = tmp_path / "faithful.pptx"
+    faithful.write_bytes(drawn.deck(build_deck(fig, "shapes")))
+    ctx = rendered_case(render_pool, tmp_path, "faithful", ref, faithful)
+    found = semantic_comparison(ctx)["discrepancies"]
+    assert [d for d in found if d["confirmed"]] == []
+    missing = tmp_path / "missing.pptx"
+    built = VARIANTS["missing_node"].make(fig, "shapes")
+    missing.write_bytes(drawn.deck(build_deck(built.fig, built.construction)))
+    ctx = rendered_case(render_pool, tmp_path, "missing", ref, missing)
+    kinds = {d["kind"] for d in semantic_comparison(ctx)["discrepancies"] if d["confirmed"]}
+    assert "missing_node" in kinds, kinds

@@ -11,7 +11,7 @@ import numpy as np
 from judge.tools.arrows import LineComp, lines_cached
 from judge.tools.base import ToolContext
 from judge.tools.evidence import Corpus
-from judge.tools.graphread import Discrepancy, Graph, Match
+from judge.tools.graphread import Discrepancy, Graph, Match, normalise_label
 from judge.tools.graphread import compare_graphs as compare_readings
 from judge.tools.ocr import OcrLine, ocr_full
 
@@ -54,6 +54,9 @@ class Readings:
     """How many times ``ref_img`` is enlarged (:meth:`ToolContext.zoom`)."""
     ref_ocr: list[OcrLine] = field(default_factory=list)
     """The reference's text lines (reading frame), where a check needs to know what is where."""
+    candidate_words: list[str] = field(default_factory=list)
+    """The candidate's texts (the deck's shapes', the render's lines) as normalised words
+    (:func:`judge.tools.graphread.normalise_label`), where a check needs whole words."""
 
 
 def _tree_texts(ctx: ToolContext) -> list[str]:
@@ -82,6 +85,10 @@ def readings(ctx: ToolContext) -> Readings:
         m_tree=m_tree,
         ref_text=Corpus.of(ln.text for ln in ocr_full(ctx, "reference")),
         ref_ocr=ocr_full(ctx, "reference"),
+        candidate_words=[
+            normalise_label(t)
+            for t in [*_tree_texts(ctx), *(ln.text for ln in ocr_full(ctx, "candidate"))]
+        ],
         ren_text=Corpus.of(ln.text for ln in ocr_full(ctx, "candidate")),
         tree_text=Corpus.of(_tree_texts(ctx)) if tree_ok else None,
         tree_kinds=tree_kinds,

@@ -31,6 +31,7 @@ from judge.tools.graphread import (
     GNode,
     Graph,
     discrepancy_dict,
+    inside_box,
     label_distance,
     normalise_label,
 )
@@ -56,9 +57,19 @@ EDGE_KINDS = ("missing_edge", "rewired_edge", "reversed_edge", "extra_edge")
 # Node checks
 
 
-def _absent_from_candidate(r: Readings, label: str, checks: list[str]) -> bool:
+def _absent_from_candidate(
+    r: Readings, label: str, checks: list[str], node: GNode | None = None
+) -> bool:
     """True when the candidate shows ``label`` nowhere (tree text and render OCR); a text that
-    reads like another reference node's label belongs to that node."""
+    reads like another reference node's label belongs to that node. A ``node`` whose label
+    spans several text lines is there when the candidate holds one of its own lines
+    (:func:`_own_lines`) letter for letter, in whole words ("Artifact" is not in "artifacts"):
+    a long label misread in a few letters is too far from the deck's text as a whole."""
+    for line in _own_lines(r, node) if node is not None else []:
+        words = f" {normalise_label(line)} "
+        if any(words in f" {t} " for t in r.candidate_words):
+            checks.append(f'the candidate holds "{line}", a line of this node\'s own')
+            return False
     absent = True
     labels = [n.label for n in r.ref.nodes if n.label]
     me = compact(label)
@@ -99,7 +110,7 @@ def _tree_node_like(r: Readings, label: str) -> bool:
 
 def _judge_missing(r: Readings, d: Discrepancy, n: GNode) -> Judged:
     checks: list[str] = []
-    absent = _absent_from_candidate(r, n.label, checks)
+    absent = _absent_from_candidate(r, n.label, checks, n)
     ok = absent and n.confidence >= OCR_CONFIDENT and _long_enough(n.label, checks)
     conf = n.confidence if ok else n.confidence * UNCONFIRMED_CONFIDENCE_FACTOR
     return Judged(d, ok, conf, checks, ref_box=n.box)
@@ -183,8 +194,16 @@ def _judge_extra(r: Readings, d: Discrepancy, c: GNode) -> Judged:
         return Judged(d, False, c.confidence * UNCONFIRMED_CONFIDENCE_FACTOR, checks, icon, c.box)
     in_ref = r.ref_text.has(c.label)
     in_tree = _tree_node_like(r, c.label)
+    line = (
+        None
+        if in_ref
+        else _reference_line_of(r, c.label, [m.label for m in r.ren.nodes if m.id != c.id])
+    )
     if in_ref:
         checks.append(f'the reference shows the text "{c.label}"')
+    elif line is not None:
+        in_ref = True
+        checks.append(f'the reference shows "{line}", a line of this label\'s own')
     elif (in_tree or r.tree is None) and (again := _reference_reads_at(r, c)) is not None:
         in_ref = True  # the whole-image reading missed it
         checks.append(f'read again at its place, the reference shows "{again}"')
@@ -202,9 +221,44 @@ def _judge_extra(r: Readings, d: Discrepancy, c: GNode) -> Judged:
     return Judged(d, ok, conf, checks, cand_box=c.box)
 
 
+def _reference_line_of(r: Readings, label: str, others: list[str]) -> str | None:
+    """A line the reference reads beyond doubt (``OCR_SURE``, ``PRESENT_MIN_CHARS`` long) that
+    is, letter for letter, part of ``label`` and of none of the ``others`` labels: the node is
+    in the reference though its long label reads with slips as a whole."""
+    mine = compact(label)
+    rest = [compact(o) for o in others if o]
+    for ln in r.ref_ocr:
+        t = compact(ln.text)
+        if ln.confidence < OCR_SURE or len(t) < PRESENT_MIN_CHARS or t not in mine:
+            continue
+        if t != mine and not any(t in o for o in rest):
+            return ln.text
+    return None
+
+
+def _own_lines(r: Readings, n: GNode) -> list[str]:
+    """The text lines of a reference node whose label spans two or more lines that are its
+    own: inside its box, ``PRESENT_MIN_CHARS`` long, read beyond doubt (``OCR_SURE``, so
+    taken letter for letter) and in no other reference node's label or text line elsewhere
+    ("fr_retriever" in a box whose other lines, "Optional inputs:", its neighbours share, and
+    whose neighbour reads "es_retriever")."""
+    inside = [ln for ln in r.ref_ocr if inside_box(ln.centre, n.box)]
+    if len(inside) < 2:
+        return []
+    others = [compact(m.label) for m in r.ref.nodes if m.id != n.id and m.label]
+    others += [compact(ln.text) for ln in r.ref_ocr if not inside_box(ln.centre, n.box)]
+    return [
+        ln.text
+        for ln in inside
+        if ln.confidence >= OCR_SURE
+        and len(compact(ln.text)) >= PRESENT_MIN_CHARS
+        and not any(compact(ln.text) in o for o in others)
+    ]
+
+
 def _judge_changed(r: Readings, d: Discrepancy, n: GNode, c: GNode) -> Judged:
     checks: list[str] = []
-    absent = _absent_from_candidate(r, n.label, checks)
+    absent = _absent_from_candidate(r, n.label, checks, n)
     new_in_ref = r.ref_text.has(c.label)
     if new_in_ref:
         checks.append(f'the reference shows "{c.label}" too')
@@ -293,7 +347,7 @@ def absence_pass(r: Readings, found: list[Discrepancy]) -> list[Judged]:
         if len(compact(n.label)) < PRESENT_MIN_CHARS:
             continue  # "1", "No": step markers and edge labels; OCR misses and invents them
         checks: list[str] = []
-        if _absent_from_candidate(r, n.label, checks):
+        if _absent_from_candidate(r, n.label, checks, n):
             d = Discrepancy(
                 "missing_node",
                 f'node "{n.label}"',
@@ -311,6 +365,8 @@ def absence_pass(r: Readings, found: list[Discrepancy]) -> list[Judged]:
             continue
         if r.ref_text.has(t.label):
             continue
+        if _reference_line_of(r, t.label, [o.label for o in r.tree.nodes if o.id != t.id]):
+            continue  # a long label the reference reads with slips, one line of it surely
         if not r.ren_text.has(t.label):
             continue  # the render does not show it: a reading or layout question, not proof
         if any(label_distance(t.label, x) <= EXTRA_TREE_MATCH_DISTANCE for x in labels):
