@@ -146,6 +146,16 @@ def _to_reference(r: Readings, p: tuple[float, float]) -> tuple[float, float]:
     return (at[0], at[1])
 
 
+def _mapped_box(r: Readings, c: GNode) -> tuple[float, float, float, float]:
+    """Render node ``c``'s box mapped onto the reference (``_to_reference``), as (x0, y0, x1,
+    y1)."""
+    (ax, ay), (bx, by) = (
+        _to_reference(r, (c.box[0], c.box[1])),
+        _to_reference(r, (c.box[0] + c.box[2], c.box[1] + c.box[3])),
+    )
+    return min(ax, bx), min(ay, by), max(ax, bx), max(ay, by)
+
+
 def _on_reference_icon(r: Readings, c: GNode) -> tuple[float, float, float, float] | None:
     """The reference icon (picture, logo) at the place of render node ``c``, if any: ``c``'s
     centre, mapped onto the reference (``_to_reference``), must fall in the icon's box grown by
@@ -167,11 +177,7 @@ def _reference_reads_at(r: Readings, c: GNode) -> str | None:
     label, else None."""
     if r.ref_img is None or not c.label:
         return None
-    (ax, ay), (bx, by) = (
-        _to_reference(r, (c.box[0], c.box[1])),
-        _to_reference(r, (c.box[0] + c.box[2], c.box[1] + c.box[3])),
-    )
-    x0, x1, y0, y1 = min(ax, bx), max(ax, bx), min(ay, by), max(ay, by)
+    x0, y0, x1, y1 = _mapped_box(r, c)
     mx, my = LOOK_AGAIN_MARGIN_FRAC * (x1 - x0), LOOK_AGAIN_MARGIN_FRAC * (y1 - y0)
     h, w = r.ref_img.shape[:2]
     X0, Y0 = max(0, int(x0 - mx)), max(0, int(y0 - my))
@@ -415,10 +421,7 @@ def _unread_reference_node_at(r: Readings, c: GNode) -> GNode | None:
     counterpart), and None when the reference reads a text at ``c``'s place surely
     (``OCR_SURE``) that the candidate holds nowhere: the node reads otherwise (a changed
     label), whatever else blurs."""
-    (ax, ay), (bx, by) = (
-        _to_reference(r, (c.box[0], c.box[1])),
-        _to_reference(r, (c.box[0] + c.box[2], c.box[1] + c.box[3])),
-    )
+    ax, ay, bx, by = _mapped_box(r, c)
     for ln in r.ref_ocr:
         if ln.confidence < OCR_SURE or len(compact(ln.text)) < PRESENT_MIN_CHARS:
             continue
@@ -439,10 +442,7 @@ def _unread_reference_node_at(r: Readings, c: GNode) -> GNode | None:
 def _overlap(r: Readings, c: GNode, n: GNode) -> float:
     """How far render node ``c`` and reference node ``n`` sit at one place: the share of the
     smaller box that ``c``'s box, mapped onto the reference, and ``n``'s box have in common."""
-    (ax, ay), (bx, by) = (
-        _to_reference(r, (c.box[0], c.box[1])),
-        _to_reference(r, (c.box[0] + c.box[2], c.box[1] + c.box[3])),
-    )
+    ax, ay, bx, by = _mapped_box(r, c)
     x, y, w, h = n.box
     iw = min(bx, x + w) - max(ax, x)
     ih = min(by, y + h) - max(ay, y)
