@@ -26,6 +26,7 @@ from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
+from lxml import etree
 from pptx import Presentation
 from pptx.oxml.ns import qn
 from pptx.util import Emu
@@ -122,8 +123,6 @@ def _thin(prs: Any) -> None:
 
 
 def _shadow(prs: Any) -> None:
-    from lxml import etree
-
     # a:effectLst follows a:ln in spPr (CT_ShapeProperties' sequence); styles may follow it
     later = {qn(t) for t in ("a:scene3d", "a:sp3d", "a:extLst")}
     for slide in prs.slides:

@@ -73,6 +73,7 @@ def readings(ctx: ToolContext) -> Readings:
     tree = tree_graph(ctx)
     m_ren, _ = compare_readings(ref, ren)
     tree_ok = tree is not None and len(tree.nodes) >= 2
+    ref_ocr, ren_ocr = ocr_full(ctx, "reference"), ocr_full(ctx, "candidate")
     m_tree, tree_kinds = None, []
     if tree_ok and tree is not None:
         m_tree, d_tree = compare_readings(ref, tree)
@@ -83,13 +84,12 @@ def readings(ctx: ToolContext) -> Readings:
         tree=tree if tree_ok else None,
         m_ren=m_ren,
         m_tree=m_tree,
-        ref_text=Corpus.of(ln.text for ln in ocr_full(ctx, "reference")),
-        ref_ocr=ocr_full(ctx, "reference"),
+        ref_text=Corpus.of(ln.text for ln in ref_ocr),
+        ref_ocr=ref_ocr,
         candidate_words=[
-            normalise_label(t)
-            for t in [*_tree_texts(ctx), *(ln.text for ln in ocr_full(ctx, "candidate"))]
+            normalise_label(t) for t in [*_tree_texts(ctx), *(ln.text for ln in ren_ocr)]
         ],
-        ren_text=Corpus.of(ln.text for ln in ocr_full(ctx, "candidate")),
+        ren_text=Corpus.of(ln.text for ln in ren_ocr),
         tree_text=Corpus.of(_tree_texts(ctx)) if tree_ok else None,
         tree_kinds=tree_kinds,
         ref_lines=lines_cached(ctx, "reference"),
