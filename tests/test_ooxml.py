@@ -315,3 +315,52 @@ def test_a_white_label_hiding_its_line_is_text_and_a_grey_one_a_node(tmp_path: P
     assert sorted(names.values()) == ["Alpha", "Beta", "Gamma"]
     assert {(names[e.src], names[e.dst]) for e in g.edges} == {("Alpha", "Beta")}
     assert "yes" in {p.get("title") for p in g.panels}
+
+
+def test_a_free_text_a_line_ends_at_is_a_node_and_a_label_beside_a_line_is_not(
+    tmp_path: Path,
+) -> None:
+    """Graphviz's plaintext nodes ("input", "output") are text with no body: a line that ends
+    at one (its end lands on the text box with no shape that near, or it is glued to it) makes
+    it a node. An edge label beside a line, and a title a headless line leaves (a divider, a
+    leader to a note) stay text."""
+    from judge.tools.treeread import read_tree_graph
+
+    def build(slide) -> None:
+        alpha = slide.shapes.add_shape(MSO_SHAPE.OVAL, *_emu(0.4, 0.4, 0.2, 0.15))
+        alpha.text_frame.text = "Alpha"
+        src = slide.shapes.add_textbox(*_emu(0.45, 0.05, 0.1, 0.06))
+        src.text_frame.text = "input"
+        out = slide.shapes.add_textbox(*_emu(0.45, 0.85, 0.1, 0.06))
+        out.text_frame.text = "output"
+        label = slide.shapes.add_textbox(*_emu(0.52, 0.2, 0.08, 0.05))
+        label.text_frame.text = "value"
+        x = int(0.5 * SLIDE_W_EMU)
+        down = slide.shapes.add_connector(
+            MSO_CONNECTOR.STRAIGHT, x, int(0.11 * SLIDE_H_EMU), x, int(0.4 * SLIDE_H_EMU)
+        )  # lands on "input" and on Alpha, glued to neither
+        glued = slide.shapes.add_connector(MSO_CONNECTOR.STRAIGHT, 0, 0, 0, 0)
+        glued.begin_connect(alpha, 2)
+        glued.end_connect(out, 0)
+        for con in (down, glued):
+            ln = con.line._get_or_add_ln()
+            ln.append(ln.makeelement(qn("a:tailEnd"), {"type": "triangle"}))
+        title = slide.shapes.add_textbox(*_emu(0.75, 0.05, 0.2, 0.06))
+        title.text_frame.text = "Deployment"
+        beta = slide.shapes.add_shape(MSO_SHAPE.RECTANGLE, *_emu(0.75, 0.8, 0.2, 0.15))
+        beta.text_frame.text = "Beta"
+        y0 = int(0.11 * SLIDE_H_EMU)  # a line from under the title to Beta, with no head
+        slide.shapes.add_connector(MSO_CONNECTOR.STRAIGHT, int(0.85 * SLIDE_W_EMU), y0,
+                                   int(0.85 * SLIDE_W_EMU), int(0.8 * SLIDE_H_EMU))  # fmt: skip
+
+    deck = make_deck(tmp_path / "p.pptx", n_shapes=0, connectors=False, text_boxes=False,
+                     extra=build)  # fmt: skip
+    g = read_tree_graph(read_object_tree(deck), (1600, 900))
+    names = {n.id: n.label for n in g.nodes}
+    assert sorted(names.values()) == ["Alpha", "Beta", "input", "output"]
+    text_nodes = [n for n in g.nodes if n.label in ("input", "output")]
+    assert all(n.fill is None and n.stroke is None for n in text_nodes)
+    assert {(names[e.src], names[e.dst], e.direction) for e in g.edges} == {
+        ("input", "Alpha", "high"), ("Alpha", "output", "high")
+    }  # fmt: skip
+    assert {"value", "Deployment"} <= {p.get("title") for p in g.panels}

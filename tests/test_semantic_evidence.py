@@ -9,6 +9,8 @@ import cv2
 import numpy as np
 import pytest
 from PIL import Image, ImageDraw, ImageFont
+from pptx.dml.color import RGBColor
+from pptx.oxml.ns import qn
 
 from judge.render.pool import RenderPool
 from judge.schema import GateReason, GateVerdict
@@ -146,3 +148,67 @@ def test_a_node_whose_reference_text_is_unreadable_is_no_extra_node(
     prs.save(str(tmp_path / "extra.pptx"))
     got = node_findings("extra", tmp_path / "extra.pptx")
     assert [d["target"] for d in got if d["confirmed"]] == ['node "Validator"'], got
+
+
+def _plaintext_deck(path: Path, wrong: bool) -> Path:
+    """dev13's bottom half: ellipses "add_ten" and "double" into "sum", "sum" into the bare
+    text "output" (Graphviz's plaintext node). ``wrong``: add_ten's connector leads to "output"
+    instead of "sum", passing by "sum"."""
+    from lxml import etree
+    from pptx import Presentation
+    from pptx.enum.shapes import MSO_CONNECTOR, MSO_SHAPE
+    from pptx.util import Emu, Inches, Pt
+
+    prs = Presentation()
+    prs.slide_width, prs.slide_height = Inches(10), Inches(7.5)
+    slide = prs.slides.add_slide(prs.slide_layouts[6])
+    shapes = {}
+    for label, x, y in (("add_ten", 1.5, 2.5), ("double", 6.5, 2.5), ("sum", 4.0, 4.6)):
+        s = slide.shapes.add_shape(MSO_SHAPE.OVAL, Inches(x), Inches(y), Inches(2), Inches(0.9))
+        s.fill.background()
+        s.line.color.rgb = RGBColor(0, 0, 0)
+        s.text_frame.text = label
+        run = s.text_frame.paragraphs[0].runs[0]
+        run.font.size, run.font.color.rgb = Pt(20), RGBColor(0, 0, 0)
+        shapes[label] = s
+    out = slide.shapes.add_textbox(Inches(4.4), Inches(6.6), Inches(1.2), Inches(0.5))
+    out.text_frame.text = "output"
+    out.text_frame.paragraphs[0].runs[0].font.size = Pt(20)
+    shapes["output"] = out
+    lines = [((7.5, 3.4), (5.7, 4.75)), ((5.0, 5.5), (5.0, 6.6))]  # double, sum: glued to none
+    lines.append(((2.5, 3.4), (4.7, 6.6) if wrong else (4.3, 4.75)))
+    for (x0, y0), (x1, y1) in lines:
+        con = slide.shapes.add_connector(
+            MSO_CONNECTOR.STRAIGHT, Inches(x0), Inches(y0), Inches(x1), Inches(y1)
+        )
+        con.line.color.rgb = RGBColor(0, 0, 0)
+        con.line.width = Emu(28575)
+        head = etree.SubElement(con.line._get_or_add_ln(), qn("a:tailEnd"))
+        head.set("type", "triangle"), head.set("w", "lg"), head.set("len", "lg")
+    prs.save(str(path))
+    return path
+
+
+@pytest.mark.slow
+def test_a_line_moved_onto_a_bare_text_node_is_confirmed_rewired(
+    render_pool: RenderPool, tmp_path: Path
+) -> None:
+    """dev13's wrong endpoint: add_ten's arrow into "sum" moved to the plaintext node "output".
+    The deck's line ends at a text box (a node with no body, which the raster reader does not
+    take for a node), and passes by "sum", so the render reads a headless line between add_ten
+    and sum. Before, neither counted: the line was not rewired. The faithful deck is not."""
+    from judge.tools.semantic import semantic_comparison
+    from tests.judge_helpers import rendered_case
+
+    faithful = _plaintext_deck(tmp_path / "faithful.pptx", wrong=False)
+    wrong = _plaintext_deck(tmp_path / "wrong.pptx", wrong=True)
+    ref = tmp_path / "reference.png"
+    render_pool.render(faithful, ref)
+
+    def confirmed(name: str, pptx: Path) -> list[tuple[str, str]]:
+        ctx = rendered_case(render_pool, tmp_path, name, ref, pptx)
+        found = semantic_comparison(ctx)["discrepancies"]
+        return [(d["kind"], d["target"]) for d in found if d["confirmed"]]
+
+    assert confirmed("faithful", faithful) == []
+    assert confirmed("wrong", wrong) == [("rewired_edge", 'edge "add_ten" -> "sum"')]

@@ -20,7 +20,11 @@ from typing import Any
 from judge.tools.arrows import LineComp
 from judge.tools.graphread import Discrepancy, Graph, normalise_label, readings_agree
 from judge.tools.readings import Judged, Readings
-from judge.tools.thresholds import ACROSS_NODE_MARGIN_FRAC, HEAD_PROBE_TOLERANCE_FRAC
+from judge.tools.thresholds import (
+    ACROSS_NODE_MARGIN_FRAC,
+    ENDPOINT_TOLERANCE_FRAC,
+    HEAD_PROBE_TOLERANCE_FRAC,
+)
 
 
 def _edge_lookup(g: Graph) -> dict[tuple[str, str], str]:
@@ -80,20 +84,29 @@ def edge_tree_pass(r: Readings, found: list[Discrepancy]) -> list[Judged]:
         if (ts, td) in tree_e or (td, ts) in tree_e:
             continue  # the tree joins them (backwards: a direction question, left to the two
             # raster readings)
-        if ((rd, rs) in ren_e or (rs, rd) in ren_e) and not _runs_across(r.tree, ts, td):
+        headless = ren_e.get((rs, rd)) not in sure and ren_e.get((rd, rs)) not in sure
+        if ((rd, rs) in ren_e or (rs, rd) in ren_e) and not (
+            _runs_across(r.tree, ts, td) or (headless and _runs_by(r.tree, ts, td))
+        ):
             continue  # the render sees a line between them (a bus, a line the tree cannot
-            # follow), unless it is the deck's line from the source running across the node
+            # follow), unless it is the deck's line from the source running across the node,
+            # or one running past it that the render reads with no head there
         elsewhere = [
             x
             for (a, x) in tree_e
             if a == ts
-            and x in inv_tree
-            and ref_e.get((s, inv_tree[x])) != "high"  # a sure reference edge is not new;
-            # an unsure one may be a merge the reader misread (a lost node's lines joined)
+            and (
+                # a sure reference edge is not new; an unsure one may be a merge the reader
+                # misread (a lost node's lines joined)
+                ref_e.get((s, inv_tree[x])) != "high"
+                if x in inv_tree
+                else _bodiless(r.tree, x)  # text the raster reader does not take for a node
+            )
             and tree_e[(a, x)] == "high"
         ]
         if elsewhere:
-            target = r.ref.node(inv_tree[elsewhere[0]]).label
+            x = elsewhere[0]
+            target = r.ref.node(inv_tree[x]).label if x in inv_tree else r.tree.node(x).label
             disc = _edge_disc("rewired_edge", r, s, d, f'the deck leads it to "{target}" instead')
             if disc.key in seen:
                 continue
@@ -103,6 +116,12 @@ def edge_tree_pass(r: Readings, found: list[Discrepancy]) -> list[Judged]:
             ]
             out.append(Judged(disc, True, 0.75, checks))
     return out
+
+
+def _bodiless(g: Graph, nid: str) -> bool:
+    """Whether a tree node is text with no fill and no outline (``treeread._text_nodes``)."""
+    n = g.node(nid)
+    return bool(n.label.strip()) and n.fill is None and n.stroke is None
 
 
 def _segment_hits_box(
@@ -133,9 +152,23 @@ def _runs_across(tree: Graph, ts: str, td: str) -> bool:
     a line between ``ts`` and ``td`` that the deck does not draw between them."""
     x, y, w, h = tree.node(td).box
     mx, my = ACROSS_NODE_MARGIN_FRAC * w, ACROSS_NODE_MARGIN_FRAC * h
-    core = (x + mx, y + my, w - 2 * mx, h - 2 * my)
+    return _line_hits(tree, ts, td, (x + mx, y + my, w - 2 * mx, h - 2 * my))
+
+
+def _runs_by(tree: Graph, ts: str, td: str) -> bool:
+    """Whether a deck line from node ``ts`` to some other node passes within
+    ``ENDPOINT_TOLERANCE_FRAC`` of node ``td``'s box: the render may read it as touching
+    ``td`` (with no head there)."""
+    x, y, w, h = tree.node(td).box
+    m = ENDPOINT_TOLERANCE_FRAC * max(tree.width, tree.height)
+    return _line_hits(tree, ts, td, (x - m, y - m, w + 2 * m, h + 2 * m))
+
+
+def _line_hits(tree: Graph, ts: str, td: str, box: tuple[float, float, float, float]) -> bool:
+    """Whether a deck line from ``ts`` to a node other than ``td`` runs straight through
+    ``box``."""
     return any(
-        e.ends is not None and _segment_hits_box(e.ends[0], e.ends[1], core)
+        e.ends is not None and _segment_hits_box(e.ends[0], e.ends[1], box)
         for e in tree.edges
         if ts in (e.src, e.dst) and td not in (e.src, e.dst)
     )

@@ -163,13 +163,63 @@ def _line_like(o: SlideObject) -> bool:
     )
 
 
+def _line_ends(
+    o: SlideObject, w: int, h: int
+) -> tuple[tuple[float, float], tuple[float, float], bool]:
+    """A line's start and end in pixels, and whether the tree says which is which (a
+    connector, an open freeform's path) rather than only its box."""
+    x, y, bw, bh = _px_box(o, w, h)
+    start = (x + bw if o.flip_h else x, y + bh if o.flip_v else y)
+    end = (x if o.flip_h else x + bw, y if o.flip_v else y + bh)
+    if o.path_ends is not None:  # an open freeform: its path says where it starts and ends
+        (sx, sy), (ex, ey) = o.path_ends
+        return (sx * w, sy * h), (ex * w, ey * h), True
+    return start, end, o.type in LINE_TYPES
+
+
+def _text_nodes(
+    line_objs: list[SlideObject],
+    node_objs: list[SlideObject],
+    texts: list[SlideObject],
+    boxes: dict[int, tuple[float, float, float, float]],
+    size: tuple[int, int],
+    tol: float,
+) -> list[SlideObject]:
+    """Free texts an arrow ends at, whose other end is on a node shape (glued to the text, or
+    landing on it with no shape that near): text drawn as a node with no body (Graphviz's
+    plaintext "input" and "output"). A line with no head is a divider or a leader to a note,
+    not an edge: it makes no node of a title or a code listing."""
+    free = [t for t in texts if not any(_contains(boxes[o.id], boxes[t.id]) for o in node_objs)]
+    ids = {t.id for t in free}
+    found: set[int] = set()
+    for o in line_objs:
+        if not (o.head_end or o.tail_end):
+            continue
+        start, end, _ = _line_ends(o, *size)
+        ends = ((o.begin_id, start), (o.end_id, end))
+        on_node = [
+            glued not in ids
+            if glued is not None
+            else _nearest_id(p, node_objs, boxes, tol) is not None
+            for glued, p in ends
+        ]
+        for k, (glued, p) in enumerate(ends):
+            if on_node[k] or not on_node[1 - k]:
+                continue
+            t = glued if glued is not None else _nearest_id(p, free, boxes, tol)
+            if t is not None:
+                found.add(t)
+    return [t for t in free if t.id in found]
+
+
 def read_tree_graph(tree: ObjectTree, size: tuple[int, int]) -> Graph:
     """The candidate's graph from its object tree, in the render's pixel frame (``size``).
 
     Nodes: shapes with a body (not lines, connectors or groups); a text box whose centre lies in
     an unlabelled shape becomes that shape's label; shapes holding two or more other nodes are
-    panels. Edges: connectors glued at both ends, or lines/connectors whose ends land on node
-    boxes; direction from the arrowhead ends (tail = at the end point).
+    panels; a free text box an arrow from a node ends at is a node with no body
+    (``_text_nodes``). Edges: connectors glued at both ends, or lines/connectors whose ends
+    land on node boxes; direction from the arrowhead ends (tail = at the end point).
     """
     w, h = size
     g = Graph(source="tree", width=w, height=h)
@@ -210,9 +260,13 @@ def read_tree_graph(tree: ObjectTree, size: tuple[int, int]) -> Graph:
         o.id: [o.text.strip()] if o.text.strip() else [] for o in node_objs
     }
     extra: dict[int, SlideObject] = {}
+    line_objs = [o for o in tree.objects if o.type in LINE_TYPES or _line_like(o)]
+    text_nodes = _text_nodes(line_objs, node_objs, texts, boxes, (w, h), tol)
     for t in texts:
         host = [o for o in node_objs if _contains(boxes[o.id], boxes[t.id])]
-        if host:
+        if t in text_nodes and not host:
+            labels[t.id] = [t.text.strip()]
+        elif host:
             # the smallest shape holding the text's centre
             o = min(host, key=lambda q: boxes[q.id][2] * boxes[q.id][3])
             labels[o.id].append(t.text.strip())
@@ -223,6 +277,7 @@ def read_tree_graph(tree: ObjectTree, size: tuple[int, int]) -> Graph:
             g.panels.append(
                 {"title": t.text.strip(), "box": list(boxes[t.id]), "shape": t.id, "in": panel_host}
             )
+    node_objs += [t for t in text_nodes if t.id in labels]
     for o in node_objs:
         src = extra.get(o.id, o)
         label = " ".join(labels[o.id])
@@ -256,17 +311,8 @@ def read_tree_graph(tree: ObjectTree, size: tuple[int, int]) -> Graph:
         oid = _nearest_id(p, node_objs, boxes, tol)
         return None if oid is None else node_of[oid]
 
-    for o in tree.objects:
-        if o.type not in LINE_TYPES and not _line_like(o):
-            continue
-        x, y, bw, bh = _px_box(o, w, h)
-        start = (x + bw if o.flip_h else x, y + bh if o.flip_v else y)
-        end = (x if o.flip_h else x + bw, y if o.flip_v else y + bh)
-        known_order = o.type in LINE_TYPES
-        if o.path_ends is not None:  # an open freeform: its path says where it starts and ends
-            (sx, sy), (ex, ey) = o.path_ends
-            start, end = (sx * w, sy * h), (ex * w, ey * h)
-            known_order = True
+    for o in line_objs:
+        start, end, known_order = _line_ends(o, w, h)
         a = node_of.get(o.begin_id) if o.begin_id is not None else None
         b = node_of.get(o.end_id) if o.end_id is not None else None
         a = a or nearest(start)
