@@ -159,19 +159,22 @@ def test_a_reversed_connector_is_confirmed_by_reading_both_images_at_its_ends(
 def test_hand_builder_changes_edit_what_they_say(tmp_path: Path) -> None:
     """The robustness benchmark: each change edits its own aspect of a faithful deck (heads,
     line widths, fonts, slide size with the figure centred, PowerPoint's default thin lines,
-    shadows) and every case is labelled pass."""
+    shadows, PowerPoint's default colours, a 16:9 slide) and every case is labelled pass."""
     import zipfile
 
     from generation.realfig.robust import (
         FONT_FACE,
         MARGIN_SCALE,
+        OFFICE_FILL,
+        OFFICE_LINE,
         THICK_FACTOR,
         THIN_PT,
+        WIDE_ASPECT,
         write_robust_benchmark,
     )
 
     labels = write_robust_benchmark(tmp_path / "b", figures=["dev13"])
-    changes = ("heads", "thick", "font", "margin", "thin", "shadow")
+    changes = ("heads", "thick", "font", "margin", "thin", "shadow", "office", "wide")
     assert {lb.config_id for lb in labels} == {
         f"{c}_{h}" for c in changes for h in ("shapes", "handmade")
     }
@@ -209,6 +212,22 @@ def test_hand_builder_changes_edit_what_they_say(tmp_path: Path) -> None:
         ca = (a.bbox.x + a.bbox.w / 2 - 0.5) * before.slide_width_pt
         cb = (b.bbox.x + b.bbox.w / 2 - 0.5) * moved.slide_width_pt
         assert cb == pytest.approx(ca, abs=0.5)
+    wide = tree("wide_shapes")  # dev13 is portrait: the slide widens, the height stays
+    assert wide.slide_width_pt / wide.slide_height_pt == pytest.approx(WIDE_ASPECT, rel=1e-3)
+    assert wide.slide_height_pt == pytest.approx(before.slide_height_pt, rel=1e-3)
+    for a, b in zip(before.objects, wide.objects, strict=True):
+        ca = (a.bbox.x + a.bbox.w / 2 - 0.5) * before.slide_width_pt
+        cb = (b.bbox.x + b.bbox.w / 2 - 0.5) * wide.slide_width_pt
+        assert cb == pytest.approx(ca, abs=0.5)
+    office = tree("office_shapes").objects
+    ellipses = [o for o in office if o.type == "autoshape"]
+    assert ellipses and all(
+        (o.fill_rgb, o.line_rgb, o.text_rgb) == (OFFICE_FILL, OFFICE_LINE, "FFFFFF")
+        for o in ellipses
+    )
+    plain = [o for o in office if o.type == "text_box"]  # "input", "output", edge labels
+    assert plain and all(o.fill_rgb is None and o.text_rgb != "FFFFFF" for o in plain)
+    assert {o.line_rgb for o in office if o.type in lines} == {OFFICE_FILL}
 
 
 @needs_figures

@@ -13,7 +13,12 @@ Each change is applied to a built faithful deck (``shapes`` and ``handmade`` con
 * ``thin``   -- PowerPoint's defaults: every outline and line ``THIN_PT`` wide, every
   arrowhead of the default (medium) size;
 * ``shadow`` -- every shape and line casts a soft outer shadow (a theme's shape style, or
-  "Shadow" picked from the format pane).
+  "Shadow" picked from the format pane);
+* ``office`` -- PowerPoint's default look for an inserted shape: every node (a shape holding
+  no other shape) filled ``OFFICE_FILL`` with an ``OFFICE_LINE`` outline and white text, every
+  line and connector drawn in ``OFFICE_FILL``;
+* ``wide``   -- the slide widened (or heightened) to 16:9 with the figure centred on it
+  (PowerPoint's default slide; a figure already 16:9 is left as it is).
 
 None changes what the diagram says, so each case's expected gate is ``pass``: the benchmark
 measures false rejections only. ``bench/builtin_accuracy.py --bench robust`` runs it.
@@ -54,6 +59,12 @@ SHADOW_XML = (
     '<a:prstClr val="black"><a:alpha val="40000"/></a:prstClr></a:outerShdw></a:effectLst>'
 )
 """``shadow``: PowerPoint's "Offset: Bottom Right" outer shadow (4 pt blur, 3 pt offset)."""
+OFFICE_FILL = "4472C4"
+OFFICE_LINE = "2F528F"
+"""``office``: the Office theme's accent 1 (a new shape's fill and a new line's colour) and
+the darker outline PowerPoint draws round a new shape."""
+WIDE_ASPECT = 16 / 9
+"""``wide``: the slide's width over its height afterwards."""
 ROBUST_CONSTRUCTIONS: tuple[Construction, ...] = ("shapes", "handmade")
 """The faithful constructions each change is applied to."""
 
@@ -135,6 +146,101 @@ def _shadow(prs: Any) -> None:
             sp_pr.insert(at, effect)
 
 
+def _is_line(sh: Any) -> bool:
+    """A connector, or a freeform with no fill (an open path drawn as a line)."""
+    if sh._element.tag == qn("p:cxnSp"):
+        return True
+    sp_pr = sh._element.find(qn("p:spPr"))
+    return (
+        sp_pr is not None
+        and sp_pr.find(qn("a:custGeom")) is not None
+        and sp_pr.find(qn("a:noFill")) is not None
+    )
+
+
+def _solid(parent: Any, rgb: str) -> Any:
+    """``parent``'s fill (an ``a:spPr`` or ``a:ln``) set to solid ``rgb``, in schema order."""
+    fills = {qn(t) for t in ("a:noFill", "a:solidFill", "a:gradFill", "a:blipFill", "a:pattFill")}
+    at = None
+    for i, el in enumerate(list(parent)):
+        if el.tag in fills:
+            at = i if at is None else at
+            parent.remove(el)
+    if at is None:  # spPr: after the geometry; ln: first
+        geo = [i for i, el in enumerate(parent) if el.tag in (qn("a:prstGeom"), qn("a:custGeom"))]
+        at = geo[0] + 1 if geo and parent.tag == qn("p:spPr") else 0
+    fill = etree.SubElement(parent, qn("a:solidFill"))
+    parent.remove(fill)
+    parent.insert(at, fill)
+    etree.SubElement(fill, qn("a:srgbClr")).set("val", rgb)
+    return fill
+
+
+def _holds(a: tuple[int, ...], b: tuple[int, ...]) -> bool:
+    """Whether box ``a`` (x0, y0, x1, y1) holds box ``b``'s centre and is over twice its area."""
+    cx, cy = (b[0] + b[2]) / 2, (b[1] + b[3]) / 2
+    return (
+        a[0] <= cx <= a[2]
+        and a[1] <= cy <= a[3]
+        and (a[2] - a[0]) * (a[3] - a[1]) > 2 * (b[2] - b[0]) * (b[3] - b[1])
+    )
+
+
+def _text_box(sh: Any) -> bool:
+    nv = sh._element.find(qn("p:nvSpPr"))
+    return nv is not None and nv.find(qn("p:cNvSpPr")).get("txBox") == "1"
+
+
+def _office(prs: Any) -> None:
+    for slide in prs.slides:
+        every = [sh for sh in _shapes(slide.shapes) if not hasattr(sh, "shapes")]
+        box: dict[int, tuple[int, ...]] = {
+            id(sh): (sh.left, sh.top, sh.left + sh.width, sh.top + sh.height) for sh in every
+        }
+
+        def holds(a: Any, b: Any, box: dict[int, tuple[int, ...]] = box) -> bool:
+            return a is not b and _holds(box[id(a)], box[id(b)])
+
+        bodies = [
+            sh
+            for sh in every
+            if sh._element.tag == qn("p:sp")
+            and not _is_line(sh)
+            and not sh.is_placeholder
+            and not _text_box(sh)
+        ]
+        nodes = [b for b in bodies if not any(holds(b, o) for o in bodies)]  # not panels
+        for sh in every:
+            sp_pr = sh._element.find(qn("p:spPr"))
+            if sp_pr is None:
+                continue
+            if _is_line(sh):
+                ln = sp_pr.find(qn("a:ln"))
+                if ln is not None and ln.find(qn("a:noFill")) is None:
+                    _solid(ln, OFFICE_FILL)
+                continue
+            if sh in nodes:
+                _solid(sp_pr, OFFICE_FILL)
+                ln = sp_pr.find(qn("a:ln"))
+                if ln is None:
+                    ln = etree.SubElement(sp_pr, qn("a:ln"))
+                _solid(ln, OFFICE_LINE)
+            elif not any(holds(n, sh) for n in nodes):
+                continue  # free text, a picture, a panel: as drawn
+            for run in sh._element.iter(qn("a:rPr")):  # a node's text, or a text box on one
+                _solid(run, "FFFFFF")
+
+
+def _wide(prs: Any) -> None:
+    w, h = prs.slide_width, prs.slide_height
+    nw, nh = max(w, round(h * WIDE_ASPECT)), max(h, round(w / WIDE_ASPECT))
+    prs.slide_width, prs.slide_height = nw, nh
+    dx, dy = (nw - w) // 2, (nh - h) // 2
+    for slide in prs.slides:
+        for sh in slide.shapes:  # top level only: group members move with their group
+            sh.left, sh.top = sh.left + dx, sh.top + dy
+
+
 CHANGES: dict[str, Callable[[Any], None]] = {
     "heads": _heads,
     "thick": _thick,
@@ -142,6 +248,8 @@ CHANGES: dict[str, Callable[[Any], None]] = {
     "margin": _margin,
     "thin": _thin,
     "shadow": _shadow,
+    "office": _office,
+    "wide": _wide,
 }
 """Each hand-builder change, by name: it edits an opened presentation in place."""
 
