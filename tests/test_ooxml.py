@@ -364,3 +364,35 @@ def test_a_free_text_a_line_ends_at_is_a_node_and_a_label_beside_a_line_is_not(
         ("input", "Alpha", "high"), ("Alpha", "output", "high")
     }  # fmt: skip
     assert {"value", "Deployment"} <= {p.get("title") for p in g.panels}
+
+
+def test_a_straight_line_stopping_short_of_a_box_joins_the_box_it_points_at(
+    tmp_path: Path,
+) -> None:
+    """A deck redrawing a hand-drawn figure keeps its arrows short of their boxes: a straight
+    line whose end lands on no box joins the box straight ahead within the raster reader's
+    aim gap (``AIM_GAP_PER_KPX``); one pointing past every box joins none."""
+    from judge.tools.treeread import read_tree_graph
+
+    def build(slide) -> None:
+        for name, x, y in (("Alpha", 0.1, 0.4), ("Beta", 0.7, 0.4), ("Gamma", 0.7, 0.05)):
+            s = slide.shapes.add_shape(MSO_SHAPE.RECTANGLE, *_emu(x, y, 0.2, 0.15))
+            s.text_frame.text = name
+        for (x0, y0), (x1, y1) in (
+            ((0.33, 0.47), (0.67, 0.47)),  # 30 px short of both
+            ((0.33, 0.6), (0.67, 0.9)),
+        ):  # past Beta: no edge
+            line = slide.shapes.add_connector(
+                MSO_CONNECTOR.STRAIGHT, int(x0 * SLIDE_W_EMU), int(y0 * SLIDE_H_EMU),
+                int(x1 * SLIDE_W_EMU), int(y1 * SLIDE_H_EMU),
+            )  # fmt: skip
+            ln = line.line._get_or_add_ln()
+            ln.append(ln.makeelement(qn("a:tailEnd"), {"type": "triangle"}))
+
+    deck = make_deck(tmp_path / "a.pptx", n_shapes=0, connectors=False, text_boxes=False,
+                     extra=build)  # fmt: skip
+    g = read_tree_graph(read_object_tree(deck), (1000, 1000))
+    names = {n.id: n.label for n in g.nodes}
+    assert {(names[e.src], names[e.dst], e.direction) for e in g.edges} == {
+        ("Alpha", "Beta", "high")
+    }

@@ -212,3 +212,77 @@ def test_a_line_moved_onto_a_bare_text_node_is_confirmed_rewired(
 
     assert confirmed("faithful", faithful) == []
     assert confirmed("wrong", wrong) == [("rewired_edge", 'edge "add_ten" -> "sum"')]
+
+
+def _two_way_deck(path: Path, reversed_: bool) -> Path:
+    """The hand-drawn figure of ``tests.test_tools_arrows`` rebuilt in a deck (160 px per
+    inch): the dashed panel, "Client", "Backend", "Store", the circled "6", connectors
+    stopping short of their boxes as the figure's arrows do, Client -> Backend and Backend ->
+    Client (``reversed_``: both Backend -> Client) and Backend -> Store."""
+    from lxml import etree
+    from pptx import Presentation
+    from pptx.enum.dml import MSO_LINE_DASH_STYLE
+    from pptx.enum.shapes import MSO_CONNECTOR, MSO_SHAPE
+    from pptx.util import Emu, Inches, Pt
+
+    def inch(v: float) -> Emu:
+        return Inches(v / 160)
+
+    prs = Presentation()
+    prs.slide_width, prs.slide_height = inch(1600), inch(1000)
+    slide = prs.slides.add_slide(prs.slide_layouts[6])
+    panel = slide.shapes.add_shape(MSO_SHAPE.ROUNDED_RECTANGLE, inch(560), inch(40), inch(840),
+                                   inch(860))  # fmt: skip
+    panel.fill.background()
+    panel.line.color.rgb = RGBColor(0, 0, 0)
+    panel.line.dash_style = MSO_LINE_DASH_STYLE.DASH
+    for label, (x0, y0, x1, y1), shape in (
+        ("Client", (60, 420, 340, 620), MSO_SHAPE.ROUNDED_RECTANGLE),
+        ("Backend", (900, 420, 1200, 620), MSO_SHAPE.ROUNDED_RECTANGLE),
+        ("Store", (900, 80, 1200, 260), MSO_SHAPE.ROUNDED_RECTANGLE),
+        ("6", (440, 585, 500, 645), MSO_SHAPE.OVAL),
+    ):
+        s = slide.shapes.add_shape(shape, inch(x0), inch(y0), inch(x1 - x0), inch(y1 - y0))
+        s.fill.background()
+        s.line.color.rgb = RGBColor(0, 0, 0)
+        s.line.width = Pt(2)
+        s.text_frame.text = label
+        run = s.text_frame.paragraphs[0].runs[0]
+        run.font.size, run.font.color.rgb = Pt(16), RGBColor(0, 0, 0)
+    there = ((850, 480), (380, 480)) if reversed_ else ((380, 480), (850, 480))
+    lines = [there, ((860, 570), (390, 570)), ((1050, 390), (1050, 300))]
+    for (x0, y0), (x1, y1) in lines:
+        con = slide.shapes.add_connector(MSO_CONNECTOR.STRAIGHT, inch(x0), inch(y0), inch(x1),
+                                         inch(y1))  # fmt: skip
+        con.line.color.rgb = RGBColor(0, 0, 0)
+        con.line.width = Emu(28575)
+        head = etree.SubElement(con.line._get_or_add_ln(), qn("a:tailEnd"))
+        head.set("type", "triangle"), head.set("w", "lg"), head.set("len", "lg")
+    prs.save(str(path))
+    return path
+
+
+@pytest.mark.slow
+def test_one_of_two_opposite_arrows_reversed_is_confirmed(
+    render_pool: RenderPool, tmp_path: Path
+) -> None:
+    """dev04: "Client" -> "Backend" and "Backend" -> "Client" are two arrows, drawn by hand
+    short of their boxes across a dashed panel's border. The deck turning the first round
+    has two connectors Backend -> Client: the reversal is confirmed (before, a pair read both
+    ways was taken for one double-headed line and never checked). The faithful deck is
+    not."""
+    from judge.tools.semantic import semantic_comparison
+    from tests.judge_helpers import rendered_case
+    from tests.test_tools_arrows import _hand_drawn_figure
+
+    ref = tmp_path / "reference.png"
+    cv2.imwrite(str(ref), _hand_drawn_figure())
+
+    def confirmed(name: str, pptx: Path) -> list[tuple[str, str]]:
+        ctx = rendered_case(render_pool, tmp_path, name, ref, pptx)
+        found = semantic_comparison(ctx)["discrepancies"]
+        return [(d["kind"], d["target"]) for d in found if d["confirmed"]]
+
+    assert confirmed("faithful", _two_way_deck(tmp_path / "faithful.pptx", False)) == []
+    got = confirmed("reversed", _two_way_deck(tmp_path / "reversed.pptx", True))
+    assert got == [("reversed_edge", 'edge "Client" -> "Backend"')]

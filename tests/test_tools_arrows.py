@@ -91,3 +91,65 @@ def test_a_diamonds_cut_tip_is_not_read_as_an_arrowhead() -> None:
     # and the arrow into the diamond's left tip, whose head sits at the V's apex, still is
     r3 = at(0.57, 0.13)
     assert (r3, d2) in directed
+
+
+def _hand_drawn_figure() -> np.ndarray:
+    """dev04's look (Excalidraw): "Client" outside a dashed rounded panel holding "Backend"
+    and "Store"; arrows that stop 40-50 px short of their boxes, two crossing the panel's
+    dashed border, one with a circled step number "6" just under it."""
+    from PIL import Image, ImageDraw, ImageFont
+
+    img = Image.new("RGB", (1600, 1000), "white")
+    d = ImageDraw.Draw(img)
+    font = ImageFont.truetype("/usr/share/fonts/truetype/liberation/LiberationSans-Regular.ttf", 34)
+    boxes = {"Client": (60, 420, 340, 620), "Backend": (900, 420, 1200, 620),
+             "Store": (900, 80, 1200, 260)}  # fmt: skip
+    for label, (x0, y0, x1, y1) in boxes.items():
+        d.rounded_rectangle((x0, y0, x1, y1), radius=28, outline="black", width=4)
+        w = d.textlength(label, font=font)
+        d.text(((x0 + x1 - w) / 2, (y0 + y1) / 2 - 18), label, fill="black", font=font)
+    # the dashed panel round Backend and Store: 18 px dashes, 12 px gaps
+    x0, y0, x1, y1 = 560, 40, 1400, 900
+    for a, b, horizontal, at in ((x0, x1, True, y0), (x0, x1, True, y1), (y0, y1, False, x0),
+                                 (y0, y1, False, x1)):  # fmt: skip
+        for s in range(a, b, 30):
+            e = min(s + 18, b)
+            d.line((s, at, e, at) if horizontal else (at, s, at, e), fill="black", width=3)
+
+    def arrow(p: tuple[int, int], q: tuple[int, int]) -> None:
+        d.line((p, q), fill="black", width=5)
+        ux, uy = q[0] - p[0], q[1] - p[1]
+        n = (ux * ux + uy * uy) ** 0.5
+        ux, uy = ux / n, uy / n
+        for side in (1, -1):
+            d.line((q, (q[0] - 34 * ux + side * 16 * uy, q[1] - 34 * uy - side * 16 * ux)),
+                   fill="black", width=5)  # fmt: skip
+
+    d.ellipse((440, 585, 500, 645), outline="black", width=3)  # a step number under a line
+    d.text((460, 595), "6", fill="black", font=font)
+    arrow((380, 480), (850, 480))  # Client -> Backend, across the border, 40/50 px short
+    arrow((860, 570), (390, 570))  # Backend -> Client
+    arrow((1050, 390), (1050, 300))  # Backend -> Store, inside the panel
+    return cv2.cvtColor(np.asarray(img), cv2.COLOR_RGB2BGR)
+
+
+def test_hand_drawn_arrows_reach_the_boxes_they_point_at_across_a_dashed_panel() -> None:
+    """Arrows stopping short of their boxes join the boxes they point at, and the dashes of a
+    panel's border are no line: before, the border's dashes joined every arrow crossing it
+    into one line, and arrows touching no box were no edges. The step number an arrow passes
+    is no end of it."""
+    from judge.tools.graphread import node_blobs, read_raster_graph
+    from judge.tools.ocr import ocr_image
+
+    img = _hand_drawn_figure()
+    blobs = detect_blobs(img)
+    ocr = ocr_image(img)
+    leaves = node_blobs(blobs, ocr, img)[0]
+    g = read_raster_graph("reference", (1600, 1000), blobs, detect_lines(img, blobs, leaves),
+                          ocr, img)  # fmt: skip
+    lab = {n.id: n.label for n in g.nodes}
+    assert sorted(lab.values()) == ["6", "Backend", "Client", "Store"]
+    edges = {(lab[e.src], lab[e.dst], e.direction) for e in g.edges}
+    assert edges == {
+        ("Client", "Backend", "high"), ("Backend", "Client", "high"), ("Backend", "Store", "high")
+    }  # fmt: skip

@@ -11,6 +11,7 @@ are 2-3x thicker than shafts). Pixels are those of the measured image (the image
 from __future__ import annotations
 
 import math
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from itertools import pairwise
 from typing import Any, Literal
@@ -18,6 +19,7 @@ from typing import Any, Literal
 import cv2
 import numpy as np
 
+from judge.tools.aim import aimed_ends, drop_dashed_rings
 from judge.tools.base import Tool, ToolContext, ToolOutput, memo
 from judge.tools.nodes import (
     Blob,
@@ -31,6 +33,7 @@ from judge.tools.nodes import (
 from judge.tools.ocr import OcrLine, box_to_frame, ocr_full
 from judge.tools.strokes import stroke_joins
 from judge.tools.thresholds import (
+    AIM_GAP_PER_KPX,
     BLOCK_BACK_WIDTHS,
     BLOCK_HEAD_WIDTHS,
     BLOCK_MIN_SHAFT_PX,
@@ -179,10 +182,14 @@ def detect_lines(
     blobs: list[Blob],
     endpoints: list[int],
     text_boxes: list[tuple[float, float, float, float]] = (),  # type: ignore[assignment]
+    aim_at: Collection[int] | None = None,
 ) -> list[LineComp]:
     """Line components of a BGR image and the endpoint blobs (indices into ``blobs``) they touch.
 
     ``text_boxes`` (image frame) are erased first so free labels are not mistaken for lines.
+    A line touching fewer than two endpoints joins the two it points at across a gap
+    (:func:`judge.tools.aim.aimed_ends`), among ``aim_at`` (default: every endpoint; not a
+    label's pill, which only a line that touches it reaches).
     """
     shape = img.shape
     margin = scaled_px(CONTACT_MARGIN_PER_KPX, shape, 3)
@@ -218,6 +225,7 @@ def detect_lines(
     if ridge_all.any():
         width = 2.0 * float(np.median(dt_all[ridge_all]))
         dk = max(dk, int(round(DASH_GAP_WIDTHS * width)))
+    drop_dashed_rings(ink, dk)
     closed = cv2.morphologyEx(ink, cv2.MORPH_CLOSE, np.ones((dk, dk), np.uint8))
     n, labels, stats, _ = cv2.connectedComponentsWithStats(closed, connectivity=8)
     # dashed runs whose corner gap the closing did not bridge are joined to each other
@@ -253,6 +261,9 @@ def detect_lines(
     out: list[LineComp] = []
     ep_boxes = [(i, blobs[i].box) for i in endpoints]
     spur = float(scaled_px(STROKE_SPUR_PER_KPX, shape, 6))
+    aim = float(scaled_px(AIM_GAP_PER_KPX, shape, 8))
+    aims = set(endpoints if aim_at is None else aim_at)
+    aim_boxes = [(i, b) for i, b in ep_boxes if i in aims]
     for c in range(1, n):
         x, y, w, h, area = (int(v) for v in stats[c])
         if area == 0 or max(w, h) < min_len:
@@ -293,6 +304,9 @@ def detect_lines(
             if near.any():
                 end = _end_point(xs_abs[near], ys_abs[near], (bx, by, bw, bh))
                 touches.append((node, end[0], end[1]))
+        if len(touches) < 2:  # an arrow stopping short of its boxes (hand-drawn)
+            aimed = aimed_ends(xs_abs, ys_abs, aim_boxes, aim, reach_m, line.thickness_px)
+            touches = aimed or touches
         d2 = [(xs_abs - px) ** 2 + (ys_abs - py) ** 2 for _, px, py in touches]
         for k, (node, px, py) in enumerate(touches):
             # look for the head only on this end's side of the line (short lines: the nearer half)
@@ -667,7 +681,7 @@ def read_lines(
             for ln in ocr
             if ln.wordy and not _inside_any(ln.box, blobs, eps)
         ]
-        return detect_lines(img, blobs, eps, texts)
+        return detect_lines(img, blobs, eps, texts, aim_at=leaves)
 
     pills = pill_blobs(blobs, glyphs, leaves)
     if not pills:

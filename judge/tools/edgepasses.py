@@ -60,52 +60,57 @@ def edge_tree_pass(r: Readings, found: list[Discrepancy]) -> list[Judged]:
     seen = {d.key for d in found if d.kind in ("reversed_edge", "rewired_edge")}
     tree_e, ren_e, ref_e = _edge_lookup(r.tree), _edge_lookup(r.ren), _edge_lookup(r.ref)
     inv_tree = {v: k for k, v in r.m_tree.pairs.items()}
+    ref_line = {(e.src, e.dst): e.source for e in r.ref.edges}
     out: list[Judged] = []
     for (s, d), how in ref_e.items():
-        if how != "high" or (d, s) in ref_e:
+        if how != "high":
             continue
         ts, td = r.m_tree.pairs.get(s), r.m_tree.pairs.get(d)
         rs, rd = r.m_ren.pairs.get(s), r.m_ren.pairs.get(d)
         if ts is None or td is None or rs is None or rd is None:
             continue
+        if (d, s) in ref_e and not (
+            ref_e[(d, s)] == "high" and ref_line[(d, s)] != ref_line[(s, d)]
+        ):
+            continue  # a double-headed line (two arrows, one each way, are two sure edges)
         sure = ("high", "medium")
         if ren_e.get((rs, rd)) in sure and ren_e.get((rd, rs)) not in sure:
             continue  # the render shows the edge as the reference draws it (and only so)
+        two_way = (d, s) in ref_e
+        if two_way and ren_e.get((rs, rd)) in sure:
+            continue  # the render reads this arrow too (as its reference reads it or both ways)
         if tree_e.get((td, ts)) == "high" and (ts, td) not in tree_e:
-            disc = _edge_disc("reversed_edge", r, s, d, "the deck's connector points the other way")
-            if disc.key not in seen:
-                checks = [
-                    "the reference's line has its head at the target end",
-                    "the deck's connector has its head at the source end only",
-                    "the render reading does not show the reference's direction",
-                ]
-                out.append(Judged(disc, True, 0.7, checks))
-            continue
-        if (ts, td) in tree_e or (td, ts) in tree_e:
+            # with two arrows, the deck's line d -> s may be the reference's other one, and
+            # this one gone elsewhere
+            moved = _new_targets(r, tree_e, ref_e, inv_tree, s, ts) if two_way else []
+            if not moved:
+                if two_way and _tree_lines(r.tree, td, ts) < 2:
+                    continue  # the deck draws one line: the reference's second is no arrow
+                disc = _edge_disc(
+                    "reversed_edge", r, s, d, "the deck's connector points the other way"
+                )
+                if disc.key not in seen:
+                    checks = [
+                        "the reference's line has its head at the target end",
+                        "the deck's connector has its head at the source end only",
+                        "the render reading does not show the reference's direction",
+                    ]
+                    out.append(Judged(disc, True, 0.7, checks))
+                continue
+        elif (ts, td) in tree_e or (td, ts) in tree_e:
             continue  # the tree joins them (backwards: a direction question, left to the two
             # raster readings)
-        headless = ren_e.get((rs, rd)) not in sure and ren_e.get((rd, rs)) not in sure
-        if ((rd, rs) in ren_e or (rs, rd) in ren_e) and not (
-            _runs_across(r.tree, ts, td) or (headless and _runs_by(r.tree, ts, td))
-        ):
-            continue  # the render sees a line between them (a bus, a line the tree cannot
-            # follow), unless it is the deck's line from the source running across the node,
-            # or one running past it that the render reads with no head there
-        elsewhere = [
-            x
-            for (a, x) in tree_e
-            if a == ts
-            and (
-                # a sure reference edge is not new; an unsure one may be a merge the reader
-                # misread (a lost node's lines joined)
-                ref_e.get((s, inv_tree[x])) != "high"
-                if x in inv_tree
-                else _bodiless(r.tree, x)  # text the raster reader does not take for a node
-            )
-            and tree_e[(a, x)] == "high"
-        ]
-        if elsewhere:
-            x = elsewhere[0]
+        else:
+            headless = ren_e.get((rs, rd)) not in sure and ren_e.get((rd, rs)) not in sure
+            if ((rd, rs) in ren_e or (rs, rd) in ren_e) and not (
+                _runs_across(r.tree, ts, td) or (headless and _runs_by(r.tree, ts, td))
+            ):
+                continue  # the render sees a line between them (a bus, a line the tree cannot
+                # follow), unless it is the deck's line from the source running across the
+                # node, or one running past it that the render reads with no head there
+            moved = _new_targets(r, tree_e, ref_e, inv_tree, s, ts)
+        if moved:
+            x = moved[0]
             target = r.ref.node(inv_tree[x]).label if x in inv_tree else r.tree.node(x).label
             disc = _edge_disc("rewired_edge", r, s, d, f'the deck leads it to "{target}" instead')
             if disc.key in seen:
@@ -118,8 +123,36 @@ def edge_tree_pass(r: Readings, found: list[Discrepancy]) -> list[Judged]:
     return out
 
 
-def _bodiless(g: Graph, nid: str) -> bool:
+def _new_targets(
+    r: Readings,
+    tree_e: dict[tuple[str, str], str],
+    ref_e: dict[tuple[str, str], str],
+    inv_tree: dict[str, str],
+    s: str,
+    ts: str,
+) -> list[str]:
+    """Tree nodes the deck leads a sure line to from ``ts`` (reference node ``s``) that the
+    reference does not: a sure reference edge is not new; an unsure one may be a merge the
+    reader misread (a lost node's lines joined). A text node with no body counts (the raster
+    reader does not take it for a node, so it is in no matching)."""
+    return [
+        x
+        for (a, x) in tree_e
+        if a == ts
+        and tree_e[(a, x)] == "high"
+        and (ref_e.get((s, inv_tree[x])) != "high" if x in inv_tree else _bodiless(r.tree, x))
+    ]
+
+
+def _tree_lines(g: Graph, a: str, b: str) -> int:
+    """How many of the deck's lines lead from ``a`` to ``b``."""
+    return sum(e.lines for e in g.edges if (e.src, e.dst) == (a, b))
+
+
+def _bodiless(g: Graph | None, nid: str) -> bool:
     """Whether a tree node is text with no fill and no outline (``treeread._text_nodes``)."""
+    if g is None:
+        return False
     n = g.node(nid)
     return bool(n.label.strip()) and n.fill is None and n.stroke is None
 

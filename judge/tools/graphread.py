@@ -98,6 +98,8 @@ class GEdge:
     wedge: bool = False
     """Raster: the head at ``dst`` is where two or more lines meet or leave one point, whose
     wedge may pass for a head: a ``medium`` direction read there is no evidence."""
+    lines: int = 1
+    """Object tree: how many of the deck's lines lead ``src -> dst`` this sure."""
 
     @property
     def directed(self) -> bool:

@@ -547,7 +547,9 @@ def semantic_comparison(ctx: ToolContext) -> dict[str, Any]:
         _, found = compare_readings(r.ref, r.ren)
         judged = judge_discrepancies(r, found)
         judged += absence_pass(r, found)
-        for j in edge_tree_pass(r, found):
+        # confirmed only: an edge the readings' comparison left unconfirmed as one kind (a
+        # rewire the tree does not show) may be proved another (the connector reversed)
+        for j in edge_tree_pass(r, [x.d for x in judged if x.confirmed]):
             j.ref_box, j.cand_box = _edge_boxes(r, j.d)
             judged.append(j)
         for j in rewire_pass(r, found + [x.d for x in judged if x.confirmed]):
@@ -556,6 +558,8 @@ def semantic_comparison(ctx: ToolContext) -> dict[str, Any]:
         for j in head_probe_pass(r, found + [x.d for x in judged if x.confirmed]):
             j.ref_box, j.cand_box = _edge_boxes(r, j.d)
             judged.append(j)
+        proved = {x.d.key for x in judged if x.confirmed}
+        judged = [x for x in judged if x.confirmed or x.d.key not in proved]
         tree_only: list[dict[str, Any]] = []
         if r.tree is not None:
             tree_only = [discrepancy_dict(d) for d in compare_readings(r.ref, r.tree)[1]]

@@ -117,6 +117,15 @@ CONTACT_MARGIN_WIDTHS = 1.5
 """... or within this many of its line widths, if that is more: matplotlib stops its arrows 2 pt
 short of a node, which is more than a thick line's width in a small, wide image."""
 
+AIM_GAP_PER_KPX = 60.0
+"""A line end touching no node reaches the node it points at across a gap up to this long (px
+per 1000 px of the short side): hand-drawn (Excalidraw) arrows stop 20-70 px short of their
+boxes at 1150-1300 px; the node must lie straight ahead along the line's last stretch."""
+
+AIM_STRETCH_WIDTHS = 12.0
+"""The last stretch of a line a free end aims along: its pixels within this many line widths
+of the end (at least the aim gap)."""
+
 LABEL_STACK_GAP_FRAC = 0.6
 """Free text lines make one label when their x-ranges overlap and the gap between them is under
 this share of the smaller line's height (a two-line edge label: ``en -> query`` over ``str``)."""
@@ -359,6 +368,19 @@ DASH_MIN_PIECES = 4
 
 DASH_GAP_WIDTHS = 3.5
 """The dash-joining closing is at least this many line widths (OOXML dash gaps are 3 widths)."""
+
+DASH_RING_MIN_PIECES = 8
+"""A closed outline round an area made of at least this many dashes (separate ink pieces no
+longer than ``DASH_PIECE_MAX_CLOSINGS`` closings) is a dashed panel or box's border, not a
+line: its dashes are erased before lines are read."""
+
+DASH_RING_MIN_FRAC = 0.5
+"""... when dashes make at least this share of the ink along it (arrows crossing the border
+make the rest)."""
+
+DASH_PIECE_MAX_CLOSINGS = 3
+"""A dash is an ink piece no longer than this many dash closings (a dash is shorter than a few
+of its gaps' closings; a line is longer)."""
 
 DASH_JOIN_FACTOR = 3
 """Dashed runs within this many closing widths of each other are one line (an elbow's corner

@@ -7,18 +7,24 @@ import math
 from dataclasses import dataclass
 
 from judge.schema import ObjectTree, SlideObject
+from judge.tools.aim import ray_entry
 from judge.tools.graphread import GEdge, GNode, Graph, inside_box
 from judge.tools.thresholds import (
+    AIM_GAP_PER_KPX,
     DEFAULT_LINE_WIDTH_PT,
     ENDPOINT_TOLERANCE_FRAC,
     PANEL_AREA_RATIO,
     ROUNDRECT_DEFAULT_RADIUS,
     TEXT_MASK_MAX_CHANNEL_DIFF,
     TREE_MIN_SIDE_FRAC,
+    scaled_px,
 )
 
 LINE_TYPES = ("connector", "line")
 """Object types that draw edges."""
+
+STRAIGHT = ("line", "straightConnector1")
+"""Preset geometries of a straight line (its course is the segment between its ends)."""
 
 NODE_TYPES = ("autoshape", "text_box", "placeholder", "freeform", "table", "picture")
 """Object types that may be nodes (a freeform with a closed outline can be a box)."""
@@ -177,6 +183,28 @@ def _line_ends(
     return start, end, o.type in LINE_TYPES
 
 
+def _directions(a: str, b: str, o: SlideObject, known_order: bool) -> list[tuple[str, str, str]]:
+    """The edges a line from node ``a`` (its start) to ``b`` (its end) makes, with how sure
+    their direction is, from its arrowhead ends (tail = at the end point)."""
+    tail, head = o.tail_end, o.head_end
+    if not known_order:
+        return [(a, b, "low"), (b, a, "low")]
+    if tail and not head:
+        return [(a, b, "high")]
+    if head and not tail:
+        return [(b, a, "high")]
+    if head and tail:
+        return [(a, b, "medium"), (b, a, "medium")]
+    return [(a, b, "undirected")]
+
+
+def _count_line(g: Graph, s: str, d: str, conf: str) -> None:
+    """One more deck line ``s -> d`` as sure as the edge already read (``GEdge.lines``)."""
+    for e in g.edges:
+        if (e.src, e.dst) == (s, d) and e.direction == conf:
+            e.lines += 1
+
+
 def _text_nodes(
     line_objs: list[SlideObject],
     node_objs: list[SlideObject],
@@ -311,12 +339,31 @@ def read_tree_graph(tree: ObjectTree, size: tuple[int, int]) -> Graph:
         oid = _nearest_id(p, node_objs, boxes, tol)
         return None if oid is None else node_of[oid]
 
+    gap = float(scaled_px(AIM_GAP_PER_KPX, (h, w), 8))
+
+    def aimed(p: tuple[float, float], q: tuple[float, float]) -> str | None:
+        """The node a straight line's end ``p`` points at, coming from ``q``, across a gap
+        (the raster reader's rule for a hand-drawn arrow stopping short of its box)."""
+        norm = math.dist(p, q)
+        if norm == 0:
+            return None
+        u = ((p[0] - q[0]) / norm, (p[1] - q[1]) / norm)
+        best: tuple[float, int] | None = None
+        for n in node_objs:
+            x, y, bw, bh = boxes[n.id]
+            t = ray_entry(p, u, (x - tol, y - tol, bw + 2 * tol, bh + 2 * tol))
+            if t is not None and t <= gap and (best is None or t < best[0]):
+                best = (t, n.id)
+        return None if best is None else node_of[best[1]]
+
     for o in line_objs:
         start, end, known_order = _line_ends(o, w, h)
         a = node_of.get(o.begin_id) if o.begin_id is not None else None
         b = node_of.get(o.end_id) if o.end_id is not None else None
         a = a or nearest(start)
         b = b or nearest(end)
+        if (a is None or b is None) and o.geometry in STRAIGHT:
+            a, b = a or aimed(start, end), b or aimed(end, start)
         if (a is None or b is None) and not (a or b):
             # a polyline's ends are two opposite corners of its box, in an order the tree
             # does not give: direction is left to the raster reading
@@ -327,18 +374,9 @@ def read_tree_graph(tree: ObjectTree, size: tuple[int, int]) -> Graph:
         if a is None or b is None or a == b:
             continue
         tail, head = o.tail_end, o.head_end
-        if not known_order:
-            pairs = [(a, b, "low"), (b, a, "low")]
-        elif tail and not head:
-            pairs = [(a, b, "high")]
-        elif head and not tail:
-            pairs = [(b, a, "high")]
-        elif head and tail:
-            pairs = [(a, b, "medium"), (b, a, "medium")]
-        else:
-            pairs = [(a, b, "undirected")]
-        for s, d, conf in pairs:
+        for s, d, conf in _directions(a, b, o, known_order):
             if (s, d) in seen:
+                _count_line(g, s, d, conf)
                 continue
             seen.add((s, d))
             g.edges.append(

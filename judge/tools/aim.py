@@ -1,0 +1,131 @@
+"""Hand-drawn lines: arrows that stop short of their boxes, and dashed panel borders.
+
+A hand-drawn (Excalidraw) arrow stops 20-70 px short of the boxes it joins, so it touches
+none: its ends are aimed along the line's last stretch at the boxes straight ahead
+(:func:`aimed_ends`; the object tree reads a straight connector stopping short the same way
+with :func:`ray_entry`). A dashed panel's border, left in the line ink, is closed by the dash
+closing into one line with every arrow crossing it: its dashes are erased first
+(:func:`drop_dashed_rings`). Pixels are those of the measured image.
+"""
+
+from __future__ import annotations
+
+import math
+
+import cv2
+import numpy as np
+
+from judge.tools.thresholds import (
+    AIM_STRETCH_WIDTHS,
+    DASH_PIECE_MAX_CLOSINGS,
+    DASH_RING_MIN_FRAC,
+    DASH_RING_MIN_PIECES,
+    HOLE_FILL_MIN_EXTENT,
+    MIN_NODE_SIDE_PER_KPX,
+    scaled_px,
+)
+
+
+def _axis_ends(xs: np.ndarray, ys: np.ndarray, wd: float) -> list[tuple[float, float]]:
+    """The two ends of a line component's main axis (the mean of its pixels within a line
+    width of each extreme)."""
+    pts = np.stack([xs, ys], axis=1).astype(np.float64)
+    centred = pts - pts.mean(axis=0)
+    _, _, vt = np.linalg.svd(centred[:: max(1, len(pts) // 2000)], full_matrices=False)
+    t = centred @ vt[0]
+    out = []
+    for sel in (t >= t.max() - max(2.0, wd), t <= t.min() + max(2.0, wd)):
+        out.append((float(pts[sel, 0].mean()), float(pts[sel, 1].mean())))
+    return out
+
+
+def ray_entry(
+    p: tuple[float, float], d: tuple[float, float], box: tuple[float, float, float, float]
+) -> float | None:
+    """How far along the ray from ``p`` in direction ``d`` (unit) it enters ``box``, or None."""
+    x, y, w, h = box
+    t0, t1 = 0.0, math.inf
+    for o, v, lo, hi in ((p[0], d[0], x, x + w), (p[1], d[1], y, y + h)):
+        if abs(v) < 1e-9:
+            if not lo <= o <= hi:
+                return None
+            continue
+        a, b = (lo - o) / v, (hi - o) / v
+        t0, t1 = max(t0, min(a, b)), min(t1, max(a, b))
+    return t0 if t0 <= t1 else None
+
+
+def aimed_ends(
+    xs: np.ndarray,
+    ys: np.ndarray,
+    ep_boxes: list[tuple[int, tuple[int, int, int, int]]],
+    gap: float,
+    margin: float,
+    wd: float,
+) -> list[tuple[int, float, float]] | None:
+    """The two nodes a line's ends point at, (node, end x, end y) each, or None: from each end
+    of its main axis, the ray along the line's last stretch (its pixels within
+    ``AIM_STRETCH_WIDTHS`` widths, at least ``gap``, of the end) enters the node's box grown
+    by ``margin`` within ``gap`` px (at once, for an end that touches it). Both ends must
+    reach two different nodes, and the ends lie at least half a gap apart (a tick is no
+    arrow). A node merely beside an end (a numbered badge next to a head) is not one it
+    points at."""
+    if xs.size == 0:
+        return None
+    ends = _axis_ends(xs, ys, wd)
+    if math.dist(ends[0], ends[1]) < gap / 2:
+        return None
+    stretch = max(gap, AIM_STRETCH_WIDTHS * wd)
+    out: list[tuple[int, float, float]] = []
+    for ex, ey in ends:
+        sel = np.hypot(xs - ex, ys - ey) <= stretch
+        cx, cy = float(xs[sel].mean()), float(ys[sel].mean())
+        norm = math.hypot(ex - cx, ey - cy)
+        if norm < max(2.0, wd):  # no stretch to aim along (a blob of ink)
+            return None
+        u = ((ex - cx) / norm, (ey - cy) / norm)
+        best: tuple[float, int] | None = None
+        for node, (bx, by, bw, bh) in ep_boxes:
+            grown = (bx - margin, by - margin, bw + 2 * margin, bh + 2 * margin)
+            t = ray_entry((ex, ey), u, grown)
+            if t is not None and t <= gap and (best is None or t < best[0]):
+                best = (t, node)
+        if best is None:
+            return None
+        out.append((best[1], ex, ey))
+    return out if out[0][0] != out[1][0] else None
+
+
+def drop_dashed_rings(ink: np.ndarray, dk: int) -> None:
+    """Erase (in place) the dashes of dashed outlines closed round an area: a dashed panel or
+    box whose outline the blob reader does not close. Left in, the closing joins its dashes
+    into one line with every arrow crossing it (dev04: the arrows into and out of the dashed
+    panel read as one component touching all its nodes). Dashed edges do not close round an
+    area (the nodes they end at are erased before)."""
+    n, lab, stats, _ = cv2.connectedComponentsWithStats(ink, connectivity=8)
+    if n <= DASH_RING_MIN_PIECES:
+        return
+    dash = np.zeros(n, bool)
+    dash[1:] = np.maximum(stats[1:, 2], stats[1:, 3]) <= DASH_PIECE_MAX_CLOSINGS * dk
+    if int(dash.sum()) < DASH_RING_MIN_PIECES:
+        return
+    min_side = scaled_px(MIN_NODE_SIDE_PER_KPX, ink.shape, 8)
+    # grown, not closed: a closing does not bridge the gap between two dashes offset round
+    # a rounded corner
+    grown = cv2.dilate(ink, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (dk, dk)))
+    contours, hier = cv2.findContours(grown, cv2.RETR_CCOMP, cv2.CHAIN_APPROX_SIMPLE)
+    if hier is None:
+        return
+    for i, c in enumerate(contours):
+        if hier[0][i][3] < 0:
+            continue  # an outer boundary: the areas a closed outline runs round are its holes
+        _x, _y, w, h = cv2.boundingRect(c)
+        if w < min_side or h < min_side or cv2.contourArea(c) < HOLE_FILL_MIN_EXTENT * w * h:
+            continue
+        band = np.zeros(ink.shape, np.uint8)
+        cv2.drawContours(band, [c], -1, 1, thickness=2 * dk + 1)
+        along = lab[(band > 0) & (ink > 0)]
+        pieces = np.unique(along[dash[along]])
+        if len(pieces) < DASH_RING_MIN_PIECES or float(dash[along].mean()) < DASH_RING_MIN_FRAC:
+            continue
+        ink[np.isin(lab, pieces)] = 0
