@@ -226,7 +226,7 @@ def _two_way_deck(path: Path, reversed_: bool) -> Path:
     from pptx.util import Emu, Inches, Pt
 
     def inch(v: float) -> Emu:
-        return Inches(v / 160)
+        return Emu(int(Inches(v / 160)))
 
     prs = Presentation()
     prs.slide_width, prs.slide_height = inch(1600), inch(1000)
