@@ -4,6 +4,7 @@ outlined boxes joined in a loop (small image, glyph blobs), unreadable reference
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import cv2
 import numpy as np
@@ -150,14 +151,35 @@ def test_a_node_whose_reference_text_is_unreadable_is_no_extra_node(
     assert [d["target"] for d in got if d["confirmed"]] == ['node "Validator"'], got
 
 
+def _arrow(slide: Any, x0: int, y0: int, x1: int, y1: int) -> None:
+    """A black 2.25 pt straight connector (EMU ends) with a large triangle head at its end."""
+    from lxml import etree
+    from pptx.enum.shapes import MSO_CONNECTOR
+    from pptx.util import Emu
+
+    con = slide.shapes.add_connector(MSO_CONNECTOR.STRAIGHT, x0, y0, x1, y1)
+    con.line.color.rgb = RGBColor(0, 0, 0)
+    con.line.width = Emu(28575)
+    head = etree.SubElement(con.line._get_or_add_ln(), qn("a:tailEnd"))
+    head.set("type", "triangle"), head.set("w", "lg"), head.set("len", "lg")
+
+
+def _confirmed(pool: RenderPool, tmp: Path, ref: Path, name: str, pptx: Path) -> list[tuple]:
+    """(kind, target) of every confirmed discrepancy of ``pptx`` judged against ``ref``."""
+    from judge.tools.semantic import semantic_comparison
+    from tests.judge_helpers import rendered_case
+
+    found = semantic_comparison(rendered_case(pool, tmp, name, ref, pptx))["discrepancies"]
+    return [(d["kind"], d["target"]) for d in found if d["confirmed"]]
+
+
 def _plaintext_deck(path: Path, wrong: bool) -> Path:
     """dev13's bottom half: ellipses "add_ten" and "double" into "sum", "sum" into the bare
     text "output" (Graphviz's plaintext node). ``wrong``: add_ten's connector leads to "output"
     instead of "sum", passing by "sum"."""
-    from lxml import etree
     from pptx import Presentation
-    from pptx.enum.shapes import MSO_CONNECTOR, MSO_SHAPE
-    from pptx.util import Emu, Inches, Pt
+    from pptx.enum.shapes import MSO_SHAPE
+    from pptx.util import Inches, Pt
 
     prs = Presentation()
     prs.slide_width, prs.slide_height = Inches(10), Inches(7.5)
@@ -178,13 +200,7 @@ def _plaintext_deck(path: Path, wrong: bool) -> Path:
     lines = [((7.5, 3.4), (5.7, 4.75)), ((5.0, 5.5), (5.0, 6.6))]  # double, sum: glued to none
     lines.append(((2.5, 3.4), (4.7, 6.6) if wrong else (4.3, 4.75)))
     for (x0, y0), (x1, y1) in lines:
-        con = slide.shapes.add_connector(
-            MSO_CONNECTOR.STRAIGHT, Inches(x0), Inches(y0), Inches(x1), Inches(y1)
-        )
-        con.line.color.rgb = RGBColor(0, 0, 0)
-        con.line.width = Emu(28575)
-        head = etree.SubElement(con.line._get_or_add_ln(), qn("a:tailEnd"))
-        head.set("type", "triangle"), head.set("w", "lg"), head.set("len", "lg")
+        _arrow(slide, Inches(x0), Inches(y0), Inches(x1), Inches(y1))
     prs.save(str(path))
     return path
 
@@ -197,21 +213,14 @@ def test_a_line_moved_onto_a_bare_text_node_is_confirmed_rewired(
     The deck's line ends at a text box (a node with no body, which the raster reader does not
     take for a node), and passes by "sum", so the render reads a headless line between add_ten
     and sum. Before, neither counted: the line was not rewired. The faithful deck is not."""
-    from judge.tools.semantic import semantic_comparison
-    from tests.judge_helpers import rendered_case
-
     faithful = _plaintext_deck(tmp_path / "faithful.pptx", wrong=False)
     wrong = _plaintext_deck(tmp_path / "wrong.pptx", wrong=True)
     ref = tmp_path / "reference.png"
     render_pool.render(faithful, ref)
-
-    def confirmed(name: str, pptx: Path) -> list[tuple[str, str]]:
-        ctx = rendered_case(render_pool, tmp_path, name, ref, pptx)
-        found = semantic_comparison(ctx)["discrepancies"]
-        return [(d["kind"], d["target"]) for d in found if d["confirmed"]]
-
-    assert confirmed("faithful", faithful) == []
-    assert confirmed("wrong", wrong) == [("rewired_edge", 'edge "add_ten" -> "sum"')]
+    assert _confirmed(render_pool, tmp_path, ref, "faithful", faithful) == []
+    assert _confirmed(render_pool, tmp_path, ref, "wrong", wrong) == [
+        ("rewired_edge", 'edge "add_ten" -> "sum"')
+    ]
 
 
 def _two_way_deck(path: Path, reversed_: bool) -> Path:
@@ -219,10 +228,9 @@ def _two_way_deck(path: Path, reversed_: bool) -> Path:
     inch): the dashed panel, "Client", "Backend", "Store", the circled "6", connectors
     stopping short of their boxes as the figure's arrows do, Client -> Backend and Backend ->
     Client (``reversed_``: both Backend -> Client) and Backend -> Store."""
-    from lxml import etree
     from pptx import Presentation
     from pptx.enum.dml import MSO_LINE_DASH_STYLE
-    from pptx.enum.shapes import MSO_CONNECTOR, MSO_SHAPE
+    from pptx.enum.shapes import MSO_SHAPE
     from pptx.util import Emu, Inches, Pt
 
     def inch(v: float) -> Emu:
@@ -252,12 +260,7 @@ def _two_way_deck(path: Path, reversed_: bool) -> Path:
     there = ((850, 480), (380, 480)) if reversed_ else ((380, 480), (850, 480))
     lines = [there, ((860, 570), (390, 570)), ((1050, 390), (1050, 300))]
     for (x0, y0), (x1, y1) in lines:
-        con = slide.shapes.add_connector(MSO_CONNECTOR.STRAIGHT, inch(x0), inch(y0), inch(x1),
-                                         inch(y1))  # fmt: skip
-        con.line.color.rgb = RGBColor(0, 0, 0)
-        con.line.width = Emu(28575)
-        head = etree.SubElement(con.line._get_or_add_ln(), qn("a:tailEnd"))
-        head.set("type", "triangle"), head.set("w", "lg"), head.set("len", "lg")
+        _arrow(slide, inch(x0), inch(y0), inch(x1), inch(y1))
     prs.save(str(path))
     return path
 
@@ -271,18 +274,13 @@ def test_one_of_two_opposite_arrows_reversed_is_confirmed(
     has two connectors Backend -> Client: the reversal is confirmed (before, a pair read both
     ways was taken for one double-headed line and never checked). The faithful deck is
     not."""
-    from judge.tools.semantic import semantic_comparison
-    from tests.judge_helpers import rendered_case
     from tests.test_tools_arrows import _hand_drawn_figure
 
     ref = tmp_path / "reference.png"
     cv2.imwrite(str(ref), _hand_drawn_figure())
-
-    def confirmed(name: str, pptx: Path) -> list[tuple[str, str]]:
-        ctx = rendered_case(render_pool, tmp_path, name, ref, pptx)
-        found = semantic_comparison(ctx)["discrepancies"]
-        return [(d["kind"], d["target"]) for d in found if d["confirmed"]]
-
-    assert confirmed("faithful", _two_way_deck(tmp_path / "faithful.pptx", False)) == []
-    got = confirmed("reversed", _two_way_deck(tmp_path / "reversed.pptx", True))
+    faithful = _two_way_deck(tmp_path / "faithful.pptx", False)
+    assert _confirmed(render_pool, tmp_path, ref, "faithful", faithful) == []
+    got = _confirmed(
+        render_pool, tmp_path, ref, "reversed", _two_way_deck(tmp_path / "r.pptx", True)
+    )
     assert got == [("reversed_edge", 'edge "Client" -> "Backend"')]
