@@ -119,12 +119,15 @@ def drop_dashed_rings(ink: np.ndarray, dk: int) -> None:
     for i, c in enumerate(contours):
         if hier[0][i][3] < 0:
             continue  # an outer boundary: the areas a closed outline runs round are its holes
-        _x, _y, w, h = cv2.boundingRect(c)
+        x, y, w, h = cv2.boundingRect(c)
         if w < min_side or h < min_side or cv2.contourArea(c) < HOLE_FILL_MIN_EXTENT * w * h:
             continue
-        band = np.zeros(ink.shape, np.uint8)
-        cv2.drawContours(band, [c], -1, 1, thickness=2 * dk + 1)
-        along = lab[(band > 0) & (ink > 0)]
+        # the band along the outline, drawn in the hole's box grown by its half-width only
+        x0, y0 = max(0, x - dk - 1), max(0, y - dk - 1)
+        x1, y1 = min(ink.shape[1], x + w + dk + 1), min(ink.shape[0], y + h + dk + 1)
+        band = np.zeros((y1 - y0, x1 - x0), np.uint8)
+        cv2.drawContours(band, [c], -1, 1, thickness=2 * dk + 1, offset=(-x0, -y0))
+        along = lab[y0:y1, x0:x1][(band > 0) & (ink[y0:y1, x0:x1] > 0)]
         pieces = np.unique(along[dash[along]])
         if len(pieces) < DASH_RING_MIN_PIECES or float(dash[along].mean()) < DASH_RING_MIN_FRAC:
             continue
