@@ -11,6 +11,8 @@ closing into one line with every arrow crossing it: its dashes are erased first
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
+from typing import TypeVar
 
 import cv2
 import numpy as np
@@ -24,6 +26,8 @@ from judge.tools.thresholds import (
     MIN_NODE_SIDE_PER_KPX,
     scaled_px,
 )
+
+K = TypeVar("K")
 
 
 def _axis_ends(xs: np.ndarray, ys: np.ndarray, wd: float) -> list[tuple[float, float]]:
@@ -55,6 +59,23 @@ def ray_entry(
     return t0 if t0 <= t1 else None
 
 
+def first_box_ahead(
+    p: tuple[float, float],
+    u: tuple[float, float],
+    boxes: Sequence[tuple[K, tuple[float, float, float, float]]],
+    margin: float,
+    gap: float,
+) -> K | None:
+    """The key of the first box, grown by ``margin``, that the ray from ``p`` in direction
+    ``u`` (unit) enters within ``gap`` (at once, when ``p`` lies in it), or None."""
+    best: tuple[float, K] | None = None
+    for key, (x, y, w, h) in boxes:
+        t = ray_entry(p, u, (x - margin, y - margin, w + 2 * margin, h + 2 * margin))
+        if t is not None and t <= gap and (best is None or t < best[0]):
+            best = (t, key)
+    return None if best is None else best[1]
+
+
 def aimed_ends(
     xs: np.ndarray,
     ys: np.ndarray,
@@ -84,15 +105,10 @@ def aimed_ends(
         if norm < max(2.0, wd):  # no stretch to aim along (a blob of ink)
             return None
         u = ((ex - cx) / norm, (ey - cy) / norm)
-        best: tuple[float, int] | None = None
-        for node, (bx, by, bw, bh) in ep_boxes:
-            grown = (bx - margin, by - margin, bw + 2 * margin, bh + 2 * margin)
-            t = ray_entry((ex, ey), u, grown)
-            if t is not None and t <= gap and (best is None or t < best[0]):
-                best = (t, node)
-        if best is None:
+        node = first_box_ahead((ex, ey), u, ep_boxes, margin, gap)
+        if node is None:
             return None
-        out.append((best[1], ex, ey))
+        out.append((node, ex, ey))
     return out if out[0][0] != out[1][0] else None
 
 

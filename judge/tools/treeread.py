@@ -7,7 +7,7 @@ import math
 from dataclasses import dataclass
 
 from judge.schema import ObjectTree, SlideObject
-from judge.tools.aim import ray_entry
+from judge.tools.aim import first_box_ahead
 from judge.tools.graphread import GEdge, GNode, Graph, inside_box
 from judge.tools.thresholds import (
     AIM_GAP_PER_KPX,
@@ -290,9 +290,10 @@ def read_tree_graph(tree: ObjectTree, size: tuple[int, int]) -> Graph:
     extra: dict[int, SlideObject] = {}
     line_objs = [o for o in tree.objects if o.type in LINE_TYPES or _line_like(o)]
     text_nodes = _text_nodes(line_objs, node_objs, texts, boxes, (w, h), tol)
+    text_ids = {t.id for t in text_nodes}
     for t in texts:
         host = [o for o in node_objs if _contains(boxes[o.id], boxes[t.id])]
-        if t in text_nodes and not host:
+        if t.id in text_ids:  # free by construction: no shape holds it
             labels[t.id] = [t.text.strip()]
         elif host:
             # the smallest shape holding the text's centre
@@ -305,7 +306,7 @@ def read_tree_graph(tree: ObjectTree, size: tuple[int, int]) -> Graph:
             g.panels.append(
                 {"title": t.text.strip(), "box": list(boxes[t.id]), "shape": t.id, "in": panel_host}
             )
-    node_objs += [t for t in text_nodes if t.id in labels]
+    node_objs += text_nodes
     for o in node_objs:
         src = extra.get(o.id, o)
         label = " ".join(labels[o.id])
@@ -348,13 +349,8 @@ def read_tree_graph(tree: ObjectTree, size: tuple[int, int]) -> Graph:
         if norm == 0:
             return None
         u = ((p[0] - q[0]) / norm, (p[1] - q[1]) / norm)
-        best: tuple[float, int] | None = None
-        for n in node_objs:
-            x, y, bw, bh = boxes[n.id]
-            t = ray_entry(p, u, (x - tol, y - tol, bw + 2 * tol, bh + 2 * tol))
-            if t is not None and t <= gap and (best is None or t < best[0]):
-                best = (t, n.id)
-        return None if best is None else node_of[best[1]]
+        oid = first_box_ahead(p, u, [(n.id, boxes[n.id]) for n in node_objs], tol, gap)
+        return None if oid is None else node_of[oid]
 
     for o in line_objs:
         start, end, known_order = _line_ends(o, w, h)
