@@ -24,7 +24,6 @@ from judge.tools.bridges import bridged_lines
 from judge.tools.colour import ciede2000_bgr
 from judge.tools.icons import is_icon
 from judge.tools.thresholds import (
-    BG_SAME_DE,
     GLYPH_COVER_FRAC,
     GLYPH_MAX_EXTENT,
     GLYPH_MAX_LINE_HEIGHTS,
@@ -322,19 +321,14 @@ def _own_colour(b: Blob) -> bool:
 
 
 def _glyph_block(img: np.ndarray, b: Blob) -> bool:
-    """Whether a solid blob is glyphs on their background rather than a box: less than half of
-    it is its own colour and the rest is mostly the colour round it (``SLAB_MIN_OTHER_FRAC``)."""
-    from judge.tools.nodes import dominant_bgr
-
+    """Whether a solid blob is glyphs rather than a box: less than half of it is its own colour
+    (``SLAB_MIN_OTHER_FRAC``; a box is mostly its fill, glyphs are not)."""
     x, y, w, h = b.box
     px = img[y : y + h, x : x + w][b.mask].astype(np.int16)
     if px.shape[0] == 0:
         return False
     other = np.abs(px - np.asarray(b.interior_bgr, np.int16)).max(axis=1) > INK_DIFF
-    if float(other.mean()) < SLAB_MIN_OTHER_FRAC:
-        return False
-    rest = dominant_bgr(px[other].astype(np.uint8))
-    return rest is not None and ciede2000_bgr(rest, b.background_bgr) <= BG_SAME_DE
+    return float(other.mean()) >= SLAB_MIN_OTHER_FRAC
 
 
 def read_raster_graph(

@@ -492,10 +492,12 @@ does not. A filled box with no outline that tight is a label pill (text)."""
 
 SLAB_MIN_OTHER_FRAC = 0.5
 """... and whose own colour covers at least half of it: a box is mostly its fill (a tight box
-round white text on a pale fill: 61-73 % fill, our matplotlib figures). Bold light text on a
-saturated fill saved as JPEG comes out as one solid block (the ringing joins the glyphs and
-rims them in a darker tone, which reads as an outline); its "fill" is the glyph colour, which
-covers 13-24 % of it, and the rest is the colour round it (within ``BG_SAME_DE``): text."""
+round its label: 58-81 % fill, our matplotlib figures and dev05's pills at every look). Glyphs
+are not: bold light text on a saturated fill saved as JPEG comes out as one solid block (the
+ringing joins the glyphs and rims them in a darker tone, which reads as an outline) whose
+"fill", the glyph colour, covers 13-24 % of it; small dark text on white (a 640 px figure, a
+word's anti-aliased glyphs merged into one blob with a grey "fill" and a dark "outline")
+12-36 %."""
 
 PILL_MIN_DE = 2.0
 """A text blob whose own colour is this CIEDE2000 from the colour round it is a box round its
