@@ -40,6 +40,36 @@ def test_a_dozen_specs_cover_every_shape_spline_arrowhead_and_engine() -> None:
     assert make_spec("x", 5, SEED) == make_spec("x", 5, SEED)
 
 
+@needs_dot
+def test_variants_build_for_a_star_and_for_a_cramped_layout() -> None:
+    """Seed 4242 made two figures no variant rule had met: a star (every node already joined
+    to the hub, so no head can move: the tail moves) and a compact Graphviz layout with no room
+    for a node of the largest node's size (the extra node is just large enough for its word,
+    set smaller). Both raised ValueError and stopped the benchmark writer."""
+    from generation.gvbench.layout import draw
+    from generation.mplbench.layout import layout, make_style
+
+    spec = make_spec("m4242-mpl01", 1, 4242)
+    star, _ = layout(spec, make_style(spec, 1, 4242))
+    hub = {e.src for e in star.edges}
+    assert len(hub) == 1 and len(star.edges) == len(star.nodes) - 1
+    built = VARIANTS["wrong_endpoint"].make(star, "shapes")
+    before, after = {(e.src, e.dst) for e in star.edges}, {(e.src, e.dst) for e in built.fig.edges}
+    ((s, d),), ((s2, d2),) = before - after, after - before
+    assert d == d2 and s != s2 and s2 not in hub
+    assert built.defects[0].detail.startswith("tail moved to")
+
+    cramped = draw(make_spec("g4242-gv00", 0, 4242)).fig
+    extra = VARIANTS["extra_node"].make(cramped, "shapes").fig
+    new = extra.nodes[-1]
+    assert len(extra.nodes) == len(cramped.nodes) + 1 and new.key == "extra"
+    assert all(
+        new.box[0] >= n.box[0] + n.box[2] or n.box[0] >= new.box[0] + new.box[2]
+        or new.box[1] >= n.box[1] + n.box[3] or n.box[1] >= new.box[1] + new.box[3]
+        for n in cramped.nodes
+    )  # fmt: skip
+
+
 def test_missing_graphviz_is_a_clear_typed_error(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -46,7 +46,12 @@ SHIFT_FRAC = 0.04
 OVERFLOW_SCALE = 2.4
 """An overflowing label's font grows by this factor (and stops wrapping)."""
 REWIRE_MIN_GAP = 0.03
-"""A rewired head moves to a node at least this share of the figure away from the old head."""
+"""A rewired end moves to a node at least this share of the figure away from the old end."""
+EXTRA_SCALES = (1.0, 0.75, 0.5, 0.0)
+"""An extra node copies the largest node's size at the first of these scales that leaves
+room for it (0: just large enough for its word, in a compact Graphviz layout) ..."""
+EXTRA_SMALL_FONT = 0.7
+"""... or, when none does, just large enough for its word set this much smaller."""
 STYLE_FILL = "F4CCCC"
 STYLE_STROKE = "990000"
 
@@ -182,39 +187,45 @@ def _missing(fig: Fig, how: Construction) -> Built:
 
 
 def _wrong_endpoint(fig: Fig, how: Construction) -> Built:
-    best = _rewire_target(fig, avoid_crossing=True) or _rewire_target(fig, avoid_crossing=False)
-    if best is None:
+    """One edge's head moved to another node; when every other node already joins each
+    edge's source (a star), its tail moved instead."""
+    for end in ("dst", "src"):
+        best = _rewire_target(fig, True, end) or _rewire_target(fig, False, end)
+        if best is not None:
+            break
+    else:
         raise ValueError(f"{fig.id}: no edge can be rewired")
     e, m = best
-    moved = replace(e, dst=m.key, route="straight", points=(), offset=0.0)
+    moved = replace(e, route="straight", points=(), offset=0.0)
+    moved = replace(moved, dst=m.key) if end == "dst" else replace(moved, src=m.key)
     edges = tuple(moved if x is e else x for x in fig.edges)
+    what = "head" if end == "dst" else "tail"
     d = InjectedDefect(
-        kind="rewired_edge", target=_edge_name(fig, e), detail=f'head moved to "{m.label}"'
+        kind="rewired_edge", target=_edge_name(fig, e), detail=f'{what} moved to "{m.label}"'
     )
     return Built(replace(fig, edges=edges), how, [d], {})
 
 
-def _rewire_target(fig: Fig, avoid_crossing: bool) -> tuple[E, N] | None:
-    """The edge to rewire and its new head: the nearest labelled node to the old head that the
-    source does not already join, clear of the old head (and, if asked, reached without
-    crossing another node)."""
+def _rewire_target(fig: Fig, avoid_crossing: bool, end: str = "dst") -> tuple[E, N] | None:
+    """The edge to rewire and its new ``end`` (``dst``: head, ``src``: tail): the nearest
+    labelled node to the old end that the kept end does not already join, clear of the old
+    end (and, if asked, reached without crossing another node)."""
     labelled = [n for n in _labelled(fig) if not _nesting(fig, n)] or _labelled(fig)
     best: tuple[float, E, N] | None = None
     for e in _simple_edges(fig):
-        joined = {x.dst for x in fig.edges if x.src == e.src} | {
-            x.src for x in fig.edges if x.dst == e.src
+        kept, old = (e.src or "", e.dst or "") if end == "dst" else (e.dst or "", e.src or "")
+        joined = {x.dst for x in fig.edges if x.src == kept} | {
+            x.src for x in fig.edges if x.dst == kept
         }
-        dc = centre(fig.box_of(e.dst))
+        dc = centre(fig.box_of(old))
         for m in labelled:
             if m.key in joined or m.key in (e.src, e.dst):
                 continue
             mc = centre(m.box)
             dist = math.hypot(mc[0] - dc[0], mc[1] - dc[1])
-            if _near(m.box, fig.box_of(e.dst), REWIRE_MIN_GAP * max(fig.size)):
-                continue  # a neighbour of the old head: the arrow would barely move
-            if avoid_crossing and _crosses(
-                fig, centre(fig.box_of(e.src or "")), mc, {e.src or "", m.key}
-            ):
+            if _near(m.box, fig.box_of(old), REWIRE_MIN_GAP * max(fig.size)):
+                continue  # a neighbour of the old end: the arrow would barely move
+            if avoid_crossing and _crosses(fig, centre(fig.box_of(kept)), mc, {kept, m.key}):
                 continue  # the new line would run through another node
             if best is None or dist < best[0]:
                 best = (dist, e, m)
@@ -252,16 +263,17 @@ def _extra(fig: Fig, how: Construction) -> Built:
     ref = max(_labelled(fig), key=lambda m: m.box[2] * m.box[3] if not _nesting(fig, m) else 0)
     w, h = ref.box[2], ref.box[3]
     word = _unused_word(fig)
-    fs = ref.font_px or fig.font_px
-    text_w = TEXT_WIDTH_EM * fs * len(word) + 2 * fs  # the label must fit on one line
-    box = None
-    for scale in (1.0, 0.75, 0.5):
-        box = free_box(fig, max(text_w, w * scale), max(2.2 * fs, h * scale), [])
+    box, fs = None, ref.font_px or fig.font_px
+    for font, scale in [*((1.0, s) for s in EXTRA_SCALES), (EXTRA_SMALL_FONT, 0.0)]:
+        text_w = TEXT_WIDTH_EM * fs * font * len(word) + 2 * fs * font  # one line of text
+        box = free_box(fig, max(text_w, w * scale), max(2.2 * fs * font, h * scale), [])
         if box is not None:
             break
     if box is None:
         raise ValueError(f"{fig.id}: no room for an extra node")
     new = replace(ref, key="extra", label=word, box=box, top=False, dashed=False)
+    if font != 1.0:
+        new = replace(new, font_px=fs * font)
     src = min(
         (n for n in _labelled(fig) if not _nesting(fig, n)),
         key=lambda n: math.hypot(
