@@ -7,12 +7,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 pytest.importorskip("matplotlib")
 
 from bench.mpl_smoke import draw, read
 from judge.render.pool import RenderPool
+from judge.tools.arrows import LineComp
 
 
 @pytest.mark.slow
@@ -375,3 +377,59 @@ def test_a_light_pill_on_a_line_stays_its_label(tmp_path: Path) -> None:
     fig.savefig(png, facecolor="white")
     plt.close(fig)
     assert read(png) == {("Encoder", "Decoder")}
+
+
+def _seeded_reference(index: int, seed: int = 4242) -> tuple[np.ndarray, dict[str, str]]:
+    """A matplotlib benchmark reference (``generation.mplbench``, an unseen seed) as a BGR
+    image, and its node labels by key."""
+    import cv2
+
+    from generation.gvbench.spec import make_spec
+    from generation.mplbench.bench import task_id_for
+    from generation.mplbench.draw import draw_png
+    from generation.mplbench.layout import layout, make_style
+
+    spec = make_spec(task_id_for(seed, index), index, seed)
+    fig, st = layout(spec, make_style(spec, index, seed))
+    img = cv2.imdecode(np.frombuffer(draw_png(fig, st), np.uint8), cv2.IMREAD_COLOR)
+    assert img is not None
+    return np.asarray(img, np.uint8), {n.key: n.label for n in fig.nodes}
+
+
+def _read_graph(img: np.ndarray) -> tuple[set[str], set[tuple[str, str, str]], list[LineComp]]:
+    from judge.tools.arrows import read_lines
+    from judge.tools.graphread import read_raster_graph
+    from judge.tools.nodes import detect_blobs
+    from judge.tools.ocr import ocr_image
+
+    blobs = detect_blobs(img)
+    ocr = ocr_image(img)
+    lines, pills = read_lines(img, blobs, ocr)
+    h, w = img.shape[:2]
+    g = read_raster_graph("reference", (w, h), blobs, lines, ocr, img, pills)
+    lab = {n.id: n.label for n in g.nodes}
+    return set(lab.values()), {(lab[e.src], lab[e.dst], e.direction) for e in g.edges}, lines
+
+
+def test_a_dashed_panel_titled_in_its_corner_joins_no_line() -> None:
+    """Seed 4242, figure 2: a dashed panel whose title "Stage A" sits in its top-left corner,
+    and a thin curve (Mask -> Segment) running along its left border. Erasing the title took
+    the border's dashes next to it, so the border was no closed ring and was not dropped: the
+    curve, the border and the Filter -> Segment arrow read as one line (Segment -> Filter,
+    Segment -> Embedding), and all six faithful decks failed. The ring now closes through the
+    erased title."""
+    img, _labels = _seeded_reference(2)
+    _nodes, edges, lines = _read_graph(img)
+    assert ("Filter", "Segment", "high") in edges
+    assert not {(a, b) for a, b, _ in edges if a == "Segment"}
+    assert all(ln.box[1] > 120 for ln in lines)
+
+
+def test_nodes_joined_by_fat_arrows_are_still_nodes() -> None:
+    """Seed 4242, figure 13: 10-14 px matplotlib arrows leave "Retriever" and "Validate" from
+    their rims, thicker than the opening that parts lines from boxes, so each ellipse and its
+    arrows were one sprawling blob and no node: a missing node or a changed label there went
+    unseen. Such a merge is opened again, wider."""
+    img, labels = _seeded_reference(13)
+    nodes, _edges, _lines = _read_graph(img)
+    assert set(labels.values()) <= nodes

@@ -112,12 +112,14 @@ def aimed_ends(
     return out if out[0][0] != out[1][0] else None
 
 
-def drop_dashed_rings(ink: np.ndarray, dk: int) -> None:
+def drop_dashed_rings(ink: np.ndarray, dk: int, windows: np.ndarray | None = None) -> None:
     """Erase (in place) the dashes of dashed outlines closed round an area: a dashed panel or
     box whose outline the blob reader does not close. Left in, the closing joins its dashes
     into one line with every arrow crossing it (dev04: the arrows into and out of the dashed
     panel read as one component touching all its nodes). Dashed edges do not close round an
-    area (the nodes they end at are erased before)."""
+    area (the nodes they end at are erased before). ``windows``: where text was erased; an
+    outline may close through them (a panel title's erasure takes the border's dashes next
+    to it)."""
     n, lab, stats, _ = cv2.connectedComponentsWithStats(ink, connectivity=8)
     if n <= DASH_RING_MIN_PIECES:
         return
@@ -129,6 +131,8 @@ def drop_dashed_rings(ink: np.ndarray, dk: int) -> None:
     # grown, not closed: a closing does not bridge the gap between two dashes offset round
     # a rounded corner
     grown = cv2.dilate(ink, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (dk, dk)))
+    if windows is not None:
+        grown = cv2.bitwise_or(grown, windows)
     contours, hier = cv2.findContours(grown, cv2.RETR_CCOMP, cv2.CHAIN_APPROX_SIMPLE)
     if hier is None:
         return

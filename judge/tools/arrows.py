@@ -216,8 +216,9 @@ def detect_lines(
     # right there, so arrowheads are measured a little clear of it
     clear_of = cv2.distanceTransform((erase == 0).astype(np.uint8), cv2.DIST_L2, 3)
     blocks = label_blocks(list(text_boxes))
+    windows: np.ndarray = np.zeros(shape[:2], np.uint8)
     for box in text_boxes:
-        _erase_glyphs(ink, box)
+        _erase_glyphs(ink, box, windows)
     # dash gaps grow with the line width (OOXML's dash: gap = 3 widths): size the closing to
     # the typical line width too
     dt_all = cv2.distanceTransform(ink, cv2.DIST_L2, 3)
@@ -225,7 +226,7 @@ def detect_lines(
     if ridge_all.any():
         width = 2.0 * float(np.median(dt_all[ridge_all]))
         dk = max(dk, int(round(DASH_GAP_WIDTHS * width)))
-    drop_dashed_rings(ink, dk)
+    drop_dashed_rings(ink, dk, windows)
     closed = cv2.morphologyEx(ink, cv2.MORPH_CLOSE, np.ones((dk, dk), np.uint8))
     n, labels, stats, _ = cv2.connectedComponentsWithStats(closed, connectivity=8)
     # dashed runs whose corner gap the closing did not bridge are joined to each other
@@ -438,16 +439,20 @@ def _labels_reached(xs: np.ndarray, ys: np.ndarray, blocks: list[LabelBlock]) ->
     return out
 
 
-def _erase_glyphs(ink: np.ndarray, box: tuple[float, float, float, float]) -> None:
+def _erase_glyphs(
+    ink: np.ndarray, box: tuple[float, float, float, float], windows: np.ndarray
+) -> None:
     """Erase (in place) the ink of the text in ``box``: the pieces of ink that lie within the box
     grown by ``TEXT_ERASE_MARGIN_FRAC`` of its height. Pieces reaching the window's edge are
-    lines running past or through the label and are kept."""
+    lines running past or through the label and are kept. The window is marked in
+    ``windows``: the dashes of a panel border running past a title are pieces within it."""
     tx, ty, tw, th = box
     m = max(2, int(round(TEXT_ERASE_MARGIN_FRAC * th)))
     x0, y0 = max(0, int(tx) - m), max(0, int(ty) - m)
     x1, y1 = min(ink.shape[1], int(tx + tw) + 2 + m), min(ink.shape[0], int(ty + th) + 2 + m)
     if x1 - x0 < 3 or y1 - y0 < 3:
         return
+    windows[y0:y1, x0:x1] = 1
     sub = ink[y0:y1, x0:x1]
     _n, lab, st, _ = cv2.connectedComponentsWithStats(sub, connectivity=8)
     h, w = sub.shape

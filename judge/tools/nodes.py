@@ -37,6 +37,7 @@ from judge.tools.thresholds import (
     LINE_INK_DIFF,
     LINE_OPEN_PER_KPX,
     MAX_DEPTH,
+    MERGED_OPEN_FACTOR,
     MIN_NODE_EXTENT,
     MIN_NODE_SIDE_PER_KPX,
     OWN_MIN_KEEP_FRAC,
@@ -435,6 +436,17 @@ def _scan(
     kernel = cv2.getStructuringElement(cv2.MORPH_RECT, (k, k))
     opened = cv2.morphologyEx(solid, cv2.MORPH_OPEN, kernel)
     n, labels, stats, _ = cv2.connectedComponentsWithStats(opened, connectivity=8)
+    # lines thicker than the opening (matplotlib's fat arrows) join their nodes into one
+    # sprawling component: open those again, wider, to part the nodes from their lines
+    w_, h_, a_ = stats[1:, 2], stats[1:, 3], stats[1:, 4]
+    merged = 1 + np.flatnonzero(
+        (w_ >= min_side) & (h_ >= min_side) & (a_ < MIN_NODE_EXTENT * w_ * h_)
+    )
+    if merged.size:
+        m = np.isin(labels, merged)
+        wide = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (MERGED_OPEN_FACTOR * k,) * 2)
+        opened[m] = cv2.morphologyEx(m.astype(np.uint8), cv2.MORPH_OPEN, wide)[m]
+        n, labels, stats, _ = cv2.connectedComponentsWithStats(opened, connectivity=8)
     order = sorted(range(1, n), key=lambda i: (stats[i, 1], stats[i, 0]))
     for i in order:
         x, y, w, h, a = (int(v) for v in stats[i])

@@ -84,6 +84,11 @@ MIN_NODE_EXTENT = 0.45
 """Smallest area / bounding-box-area of a node blob: rectangles ~1, ellipses 0.785, diamonds 0.5;
 below this a blob is a merge of lines and boxes, not a node."""
 
+MERGED_OPEN_FACTOR = 2
+"""Such a merge is opened again with a kernel this many times the line opening's: lines
+thicker than the first opening (matplotlib arrows of 3-4 pt at 100 dpi, 10-14 px) that join
+their nodes into one sprawling blob are parted from them (the nodes, 70+ px thick, stay)."""
+
 HOLE_FILL_MIN_EXTENT = 0.60
 """A hole in the ink (the interior of an outlined box or panel) is filled only when it covers this
 share of its bounding box: a panel's hole loses the nodes and line loops attached inside it
