@@ -7,7 +7,7 @@
   ``$PPTJUDGE_SHARED/real-figures`` (copied into the output folder, never into the repository).
   Its figures are split in two folds (never one figure in both); each fold is reported alone.
   ``--look dark`` draws every reference light on dark (lightness inverted, decks to match),
-  ``--look small`` scales every reference down to 640 px on its longer side,
+  ``--look small`` scales every reference down to 640 px on its longer side (``tiny``: 400 px),
   ``--look jpeg`` passes every reference through one JPEG save at quality 60
   (``generation.realfig.looks``).
 * ``graphviz``: the Graphviz benchmark (``generation.gvbench.write_graphviz_benchmark``, same

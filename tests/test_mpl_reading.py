@@ -262,7 +262,9 @@ def test_heads_stuck_to_their_node_are_read_as_heads(tmp_path: Path) -> None:
         assert not {(b, a) for a, b in truth if (a, b) == stuck} & got, "read backwards"
 
 
-def _benchmark_decks(index: int, tmp_path: Path, variants: list[str]) -> tuple[Path, list[Path]]:
+def _benchmark_decks(
+    index: int, tmp_path: Path, variants: list[str], seed: int = 1234
+) -> tuple[Path, list[Path]]:
     """Figure ``index`` of our matplotlib benchmark (its reference PNG) and its decks for
     ``variants``, in the construction the benchmark gives that figure."""
     from generation.gvbench.bench import VARIANTS
@@ -272,14 +274,14 @@ def _benchmark_decks(index: int, tmp_path: Path, variants: list[str]) -> tuple[P
     from generation.mplbench.layout import layout, make_style
     from generation.realfig.deck import CONSTRUCTIONS, build_deck
 
-    spec = make_spec(task_id_for(1234, index), index, 1234)
-    fig, st = layout(spec, make_style(spec, index, 1234))
-    png = tmp_path / f"mpl{index}.png"
+    spec = make_spec(task_id_for(seed, index), index, seed)
+    fig, st = layout(spec, make_style(spec, index, seed))
+    png = tmp_path / f"mpl{seed}-{index}.png"
     png.write_bytes(draw_png(fig, st))
     decks = []
     for name in variants:
         built = VARIANTS[name].make(fig, CONSTRUCTIONS[index % 2])
-        deck = tmp_path / f"{name}-{index}.pptx"
+        deck = tmp_path / f"{name}-{seed}-{index}.pptx"
         deck.write_bytes(build_deck(built.fig, built.construction, frozenset()))
         decks.append(deck)
     return png, decks
@@ -302,7 +304,11 @@ def test_a_line_moved_to_another_node_is_confirmed_rewired(
       line between those two, with no sure direction. Only a sure reference edge to the new
       node means the deck's line is not new.
 
-    The faithful deck of figure 4 gets no rewired edge."""
+    * seed 4242, figure 6: "Segment" -> "Fusion" moved to "Splitter"; the reference's line
+      ends at a wavy outline that hides its head, so the line joining only those two nodes
+      was read with no direction: such a line surely joins them whatever its direction.
+
+    The faithful decks of figure 4 and of seed 4242's figure 6 get no rewired edge."""
     from judge.tools.semantic import semantic_comparison
     from tests.judge_helpers import rendered_case
 
@@ -318,6 +324,11 @@ def test_a_line_moved_to_another_node_is_confirmed_rewired(
     png, (deck, faithful) = _benchmark_decks(4, tmp_path, ["wrong_endpoint", "faithful_shapes"])
     got = rewired(png, deck)
     assert len(got) == 1 and {"Sampler", "Input"} <= set(got[0].replace('"', " ").split()), got
+    assert rewired(png, faithful) == []
+    png, (deck, faithful) = _benchmark_decks(
+        6, tmp_path, ["wrong_endpoint", "faithful_shapes"], seed=4242
+    )
+    assert rewired(png, deck) == ['edge "Segment" -> "Fusion"']
     assert rewired(png, faithful) == []
 
 
@@ -433,3 +444,16 @@ def test_nodes_joined_by_fat_arrows_are_still_nodes() -> None:
     img, labels = _seeded_reference(13)
     nodes, _edges, _lines = _read_graph(img)
     assert set(labels.values()) <= nodes
+
+
+def test_a_line_passing_an_ellipse_box_corner_does_not_end_there() -> None:
+    """Seed 4242, figure 7: ellipses, and "Cache" -> "Train" starting beside the corner of
+    "Classifier"'s box (far from the ellipse itself). The line touched "Classifier" by its box,
+    so the reading joined "Classifier" to "Train", and the deck rewiring "Classifier" ->
+    "Sampler" to "Train" looked faithful there. An ellipse or a diamond is touched near its
+    shape."""
+    img, _labels = _seeded_reference(7)
+    _nodes, edges, _lines = _read_graph(img)
+    pairs = {(a, b) for a, b, _ in edges}
+    assert ("Cache", "Train", "high") in edges and ("Classifier", "Sampler", "high") in edges
+    assert ("Classifier", "Train") not in pairs

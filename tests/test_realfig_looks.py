@@ -66,6 +66,7 @@ def test_small_scales_the_longer_side_down_and_never_up() -> None:
     assert _img(shrink_image(_png(big))).shape[:2] == (SMALL_SIDE_PX // 2, SMALL_SIDE_PX)
     tiny = np.full((100, 50, 3), 255, np.uint8)
     assert _img(shrink_image(_png(tiny))).shape[:2] == (100, 50)
+    assert _img(look("tiny").reference(_png(big))).shape[:2] == (200, 400)
     with pytest.raises(BenchmarkError, match="unknown look 'sepia'"):
         look("sepia")
 

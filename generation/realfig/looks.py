@@ -9,7 +9,8 @@ differ, every candidate deck with it, so that every variant keeps its label:
   saturation kept (HLS ``L -> 1 - L``), in the image pixel by pixel and in the decks colour by
   colour, with the slide background set to the page colour's inverse;
 * ``small`` -- the reference image scaled down so that its longer side is ``SMALL_SIDE_PX``
-  (area averaging); the decks are unchanged (a slide has no pixel size);
+  (area averaging); the decks are unchanged (a slide has no pixel size); ``tiny`` the same
+  at ``TINY_SIDE_PX``;
 * ``jpeg``  -- the reference image saved as a JPEG at ``JPEG_QUALITY`` and decoded again, so
   it carries the ringing and 8x8 block artefacts of a figure screenshotted or re-saved for the
   web (stored as PNG, so the artefacts are exactly those of one JPEG pass); decks unchanged.
@@ -37,6 +38,8 @@ from judge.render.prepare import load_rgb
 
 SMALL_SIDE_PX = 640
 """``small``: the longer side of a scaled-down reference image, in pixels."""
+TINY_SIDE_PX = 400
+"""``tiny``: the same, at the low end of the sizes figures come in (issue 10: 400-2000 px)."""
 JPEG_QUALITY = 60
 """``jpeg``: the JPEG quality (0-100) of the one lossy pass; 60 is a typical web re-save."""
 PAGE = "FFFFFF"
@@ -124,6 +127,7 @@ class Look:
 LOOKS: dict[str, Look] = {
     "dark": Look(invert_lightness_image, dark_deck),
     "small": Look(shrink_image, None),
+    "tiny": Look(lambda png: shrink_image(png, TINY_SIDE_PX), None),
     "jpeg": Look(jpeg_image, None),
 }
 """Each reference look, by name."""

@@ -60,6 +60,7 @@ from judge.tools.thresholds import (
     LABEL_STACK_GAP_FRAC,
     MIN_EDGE_LENGTH_PER_KPX,
     PILL_NODE_MIN_PARTNERS,
+    RECT_MIN_EXTENT,
     REMNANT_FAR_FRAC,
     REMNANT_MAX_COVER,
     REMNANT_MIN_FILL_FRAC,
@@ -265,6 +266,7 @@ def detect_lines(
     aim = float(scaled_px(AIM_GAP_PER_KPX, shape, 8))
     aims = set(endpoints if aim_at is None else aim_at)
     aim_boxes = [(i, b) for i, b in ep_boxes if i in aims]
+    shape_near: dict[tuple[int, int], np.ndarray] = {}
     for c in range(1, n):
         x, y, w, h, area = (int(v) for v in stats[c])
         if area == 0 or max(w, h) < min_len:
@@ -287,24 +289,10 @@ def detect_lines(
         )
         ys, xs = np.nonzero(comp)
         xs_abs, ys_abs = xs + X0, ys + Y0
-        touches: list[tuple[int, float, float]] = []
         # a thick line's head stops as many line widths short as a thin one's (matplotlib:
         # 2 pt), whatever the image's size
         reach_m = max(margin, int(math.ceil(CONTACT_MARGIN_WIDTHS * line.thickness_px)))
-        for node, (bx, by, bw, bh) in ep_boxes:
-            if bx - reach_m > x + w or bx + bw + reach_m < x or by - reach_m > y + h:
-                continue
-            if by + bh + reach_m < y:
-                continue
-            near = (
-                (xs_abs >= bx - reach_m)
-                & (xs_abs <= bx + bw + reach_m)
-                & (ys_abs >= by - reach_m)
-                & (ys_abs <= by + bh + reach_m)
-            )
-            if near.any():
-                end = _end_point(xs_abs[near], ys_abs[near], (bx, by, bw, bh))
-                touches.append((node, end[0], end[1]))
+        touches = _touches(xs_abs, ys_abs, (x, y, w, h), blobs, ep_boxes, reach_m, shape_near)
         if len(touches) < 2:  # an arrow stopping short of its boxes (hand-drawn)
             aimed = aimed_ends(xs_abs, ys_abs, aim_boxes, aim, reach_m, line.thickness_px)
             touches = aimed or touches
@@ -437,6 +425,58 @@ def _labels_reached(xs: np.ndarray, ys: np.ndarray, blocks: list[LabelBlock]) ->
         if bool((dx * dx + dy * dy <= tol * tol).any()):
             out.append(b)
     return out
+
+
+def _touches(
+    xs: np.ndarray,
+    ys: np.ndarray,
+    comp_box: tuple[int, int, int, int],
+    blobs: list[Blob],
+    ep_boxes: list[tuple[int, tuple[int, int, int, int]]],
+    reach_m: int,
+    shape_near: dict[tuple[int, int], np.ndarray],
+) -> list[tuple[int, float, float]]:
+    """(node, contact point) of each endpoint a line's ink (``xs``, ``ys``: image frame)
+    comes within ``reach_m`` of: of its box, or of its shape for an ellipse or a diamond (a
+    line passing a corner of an ellipse's box does not end there). ``shape_near`` memoises
+    the shapes grown."""
+    x, y, w, h = comp_box
+    out: list[tuple[int, float, float]] = []
+    for node, (bx, by, bw, bh) in ep_boxes:
+        if bx - reach_m > x + w or bx + bw + reach_m < x or by - reach_m > y + h:
+            continue
+        if by + bh + reach_m < y:
+            continue
+        near = (
+            (xs >= bx - reach_m)
+            & (xs <= bx + bw + reach_m)
+            & (ys >= by - reach_m)
+            & (ys <= by + bh + reach_m)
+        )
+        if near.any() and blobs[node].extent < RECT_MIN_EXTENT:
+            if (node, reach_m) not in shape_near:
+                shape_near[(node, reach_m)] = _shape_distance(blobs[node], reach_m)
+            grown = shape_near[(node, reach_m)]
+            near[near] = grown[ys[near] - by + reach_m, xs[near] - bx + reach_m]
+        if near.any():
+            end = _end_point(xs[near], ys[near], (bx, by, bw, bh))
+            out.append((node, end[0], end[1]))
+    return out
+
+
+def _shape_distance(b: Blob, pad: int) -> np.ndarray:
+    """Whether each pixel of ``b``'s box grown by ``pad`` lies within ``pad`` of its shape's
+    convex hull (box frame shifted by ``pad``): an ellipse's or a diamond's outline, and for a
+    ragged blob (a cluster of glyphs standing for a node) about its box, as before."""
+    h, w = b.mask.shape
+    m = np.zeros((h + 2 * pad + 1, w + 2 * pad + 1), np.uint8)
+    pts = cv2.findNonZero(b.mask.astype(np.uint8))
+    if pts is None:
+        m[pad : pad + h, pad : pad + w] = 1
+    else:
+        cv2.fillConvexPoly(m, cv2.convexHull(pts + pad), 1)
+    k = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * pad + 1, 2 * pad + 1))
+    return cv2.dilate(m, k) > 0
 
 
 def _erase_glyphs(

@@ -99,6 +99,9 @@ class GEdge:
     wedge may pass for a head: a ``medium`` direction read there is no evidence."""
     lines: int = 1
     """Object tree: how many of the deck's lines lead ``src -> dst`` this sure."""
+    simple: bool = False
+    """Raster: a drawn line touching these two nodes and no other (no merge, crossing or
+    bridge over a label): the line is surely there, whatever its direction."""
 
     @property
     def directed(self) -> bool:
@@ -423,6 +426,7 @@ def read_raster_graph(
                     thickness_px=ln.thickness_px,
                     source=f"line@{ln.box[0]},{ln.box[1]}",
                     wedge=any(c.node == eb and c.head and c.lines_behind >= 2 for c in ln.contacts),
+                    simple=sure and len(ln.contacts) == 2,
                 )
             )
     # a two-way undirected duplicate of a directed edge adds nothing
@@ -635,7 +639,9 @@ def compare_graphs(ref: Graph, cand: Graph) -> tuple[Match, list[Discrepancy]]:
                     target,
                     f"the {cand.source} leads it to {_q(lab(cand, partner[1]))} instead",
                     key,
-                    e.direction == "high",
+                    # a line leaving the source for another node is a rewire whatever way the
+                    # old one pointed, once the old line surely joined the two
+                    e.direction == "high" or e.simple,
                 )
             )
         else:
