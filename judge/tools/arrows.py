@@ -21,7 +21,7 @@ import numpy as np
 
 from judge.tools.aim import aimed_ends, drop_dashed_rings
 from judge.tools.base import Tool, ToolContext, ToolOutput, memo
-from judge.tools.contacts import _touches
+from judge.tools.contacts import line_touches
 from judge.tools.nodes import (
     Blob,
     blobs_cached,
@@ -292,7 +292,7 @@ def detect_lines(
         # a thick line's head stops as many line widths short as a thin one's (matplotlib:
         # 2 pt), whatever the image's size
         reach_m = max(margin, int(math.ceil(CONTACT_MARGIN_WIDTHS * line.thickness_px)))
-        touches = _touches(xs_abs, ys_abs, (x, y, w, h), blobs, ep_boxes, reach_m, shape_near)
+        touches = line_touches(xs_abs, ys_abs, (x, y, w, h), blobs, ep_boxes, reach_m, shape_near)
         if len(touches) < 2:  # an arrow stopping short of its boxes (hand-drawn)
             aimed = aimed_ends(xs_abs, ys_abs, aim_boxes, aim, reach_m, line.thickness_px)
             touches = aimed or touches

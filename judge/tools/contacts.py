@@ -10,7 +10,7 @@ from judge.tools.nodes import Blob
 from judge.tools.thresholds import RECT_MIN_EXTENT
 
 
-def _touches(
+def line_touches(
     xs: np.ndarray,
     ys: np.ndarray,
     comp_box: tuple[int, int, int, int],
@@ -38,16 +38,16 @@ def _touches(
         )
         if near.any() and blobs[node].extent < RECT_MIN_EXTENT:
             if (node, reach_m) not in shape_near:
-                shape_near[(node, reach_m)] = _shape_distance(blobs[node], reach_m)
+                shape_near[(node, reach_m)] = _near_hull(blobs[node], reach_m)
             grown = shape_near[(node, reach_m)]
             near[near] = grown[ys[near] - by + reach_m, xs[near] - bx + reach_m]
         if near.any():
-            end = _end_point(xs[near], ys[near], (bx, by, bw, bh))
+            end = end_point(xs[near], ys[near], (bx, by, bw, bh))
             out.append((node, end[0], end[1]))
     return out
 
 
-def _shape_distance(b: Blob, pad: int) -> np.ndarray:
+def _near_hull(b: Blob, pad: int) -> np.ndarray:
     """Whether each pixel of ``b``'s box grown by ``pad`` lies within ``pad`` of its shape's
     convex hull (box frame shifted by ``pad``): an ellipse's or a diamond's outline, and for a
     ragged blob (a cluster of glyphs standing for a node) about its box, as before."""
@@ -62,7 +62,7 @@ def _shape_distance(b: Blob, pad: int) -> np.ndarray:
     return cv2.dilate(m, k) > 0
 
 
-def _end_point(
+def end_point(
     xs: np.ndarray, ys: np.ndarray, box: tuple[int, int, int, int]
 ) -> tuple[float, float]:
     """Where a line ends at a node: the mean of its pixels near the box that lie closest to the
