@@ -19,7 +19,7 @@ from typing import Any, Literal
 import cv2
 import numpy as np
 
-from judge.tools.aim import aimed_ends, drop_dashed_rings
+from judge.tools.aim import aimed_ends, dash_closing, drop_dashed_rings
 from judge.tools.base import Tool, ToolContext, ToolOutput, memo
 from judge.tools.contacts import line_touches
 from judge.tools.nodes import (
@@ -228,7 +228,7 @@ def detect_lines(
         width = 2.0 * float(np.median(dt_all[ridge_all]))
         dk = max(dk, int(round(DASH_GAP_WIDTHS * width)))
     drop_dashed_rings(ink, dk, windows)
-    closed = cv2.morphologyEx(ink, cv2.MORPH_CLOSE, np.ones((dk, dk), np.uint8))
+    closed = dash_closing(ink, dk)
     n, labels, stats, _ = cv2.connectedComponentsWithStats(closed, connectivity=8)
     # dashed runs whose corner gap the closing did not bridge are joined to each other
     pieces_of = {}

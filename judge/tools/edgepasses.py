@@ -109,6 +109,9 @@ def edge_tree_pass(r: Readings, found: list[Discrepancy]) -> list[Judged]:
                 # follow), unless it is the deck's line from the source running across the
                 # node, or one running past it that the render reads with no head there
             moved = _new_targets(r, tree_e, ref_e, inv_tree, s, ts)
+            if any(x in inv_tree and _ref_line_touches(r, s, d, inv_tree[x]) for x in moved):
+                continue  # the reference line read as s -> d crosses or merges with the one
+                # to the deck's new target: the reader may have paired its strokes wrongly
         if moved:
             x = moved[0]
             target = r.ref.node(inv_tree[x]).label if x in inv_tree else r.tree.node(x).label

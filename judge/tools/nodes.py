@@ -28,6 +28,8 @@ from judge.tools.thresholds import (
     HEAD_MAX_CONTENT_FRAC,
     HEAD_MAX_EXTENT,
     HEAD_MAX_SIDE_FACTOR,
+    SOLID_HEAD_MAX_EXTENT,
+    SOLID_HEAD_MAX_SIDE_FACTOR,
     HOLE_CONVEX_MIN_SOLIDITY,
     HOLE_FILL_MIN_EXTENT,
     INK_DIFF,
@@ -457,9 +459,12 @@ def _scan(
             continue
         if extent < HEAD_MAX_EXTENT and max(w, h) < HEAD_MAX_SIDE_FACTOR * min_side:
             continue  # a big arrowhead (a small triangle), not a node
-        if extent < RECT_MIN_EXTENT and max(w, h) < HEAD_MAX_SIDE_FACTOR * min_side:
+        if (extent < RECT_MIN_EXTENT and max(w, h) < HEAD_MAX_SIDE_FACTOR * min_side) or (
+            extent < SOLID_HEAD_MAX_EXTENT and max(w, h) < SOLID_HEAD_MAX_SIDE_FACTOR * min_side
+        ):
             # a small solid non-rectangular blob with nothing inside: an arrowhead with a stub
-            # of a thick shaft (text or an outline inside would make it a small node)
+            # of a thick shaft (text or an outline inside would make it a small node); a
+            # triangle-like one (a big head, a tapered "fancy" arrow's body) at larger sizes too
             core = erode(labels[y : y + h, x : x + w] == i, 2) > 0
             px = img[y : y + h, x : x + w][core].astype(np.int16)
             if px.size == 0:

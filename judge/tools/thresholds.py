@@ -355,6 +355,15 @@ HEAD_MAX_EXTENT = 0.62
 HEAD_MAX_SIDE_FACTOR = 2.0
 """... when its longest side is under this many smallest-node sides (nodes are far larger)."""
 
+SOLID_HEAD_MAX_EXTENT = 0.72
+"""A solid blob with nothing inside below this extent is shaped like a triangle (an
+anti-aliased head with a stub of shaft fills up to 0.7 of its box), not a disc (0.785)."""
+
+SOLID_HEAD_MAX_SIDE_FACTOR = 6.0
+"""A solid blob shaped like a triangle (extent under ``SOLID_HEAD_MAX_EXTENT``) with nothing inside is
+line ink up to this many smallest node sides long: a big arrowhead, a tapered arrow's body
+(seed-5151 matplotlib figures: ``arrow`` heads and ``fancy`` bodies read as unlabelled nodes)."""
+
 STROKE_MIN_RING_FRAC = 0.4
 """Share of the blob's perimeter (in pixels) that must differ from the fill to call it an outline
 (text near the edge or an attached line covers far less)."""
@@ -386,6 +395,14 @@ make the rest)."""
 DASH_PIECE_MAX_CLOSINGS = 3
 """A dash is an ink piece no longer than this many dash closings (a dash is shorter than a few
 of its gaps' closings; a line is longer)."""
+
+BRIDGE_LOOK_CLOSINGS = 3
+"""A gap the dash closing bridges between two long ink pieces is judged on each piece's ink
+within this many closings of it (``aim.dash_closing``): its centre and its direction there."""
+
+BRIDGE_MAX_TURN_DEG = 30.0
+"""Two long ink pieces bridged by the dash closing are one line when the gap between them runs
+within this angle of both their directions; else the bridge is dropped (side-by-side heads)."""
 
 DASH_JOIN_FACTOR = 3
 """Dashed runs within this many closing widths of each other are one line (an elbow's corner
