@@ -457,3 +457,41 @@ def test_a_line_passing_an_ellipse_box_corner_does_not_end_there() -> None:
     pairs = {(a, b) for a, b, _ in edges}
     assert ("Cache", "Train", "high") in edges and ("Classifier", "Sampler", "high") in edges
     assert ("Classifier", "Train") not in pairs
+
+
+def test_arrowheads_side_by_side_on_one_node_keep_their_heads() -> None:
+    """Seed 4242, figure 3: three thick arrows end side by side on the left of "Cluster", their
+    heads closer than a dash gap. The dash closing joined the three heads into one line that
+    touched four nodes with no head anywhere, so a wrong endpoint there went unseen. The
+    closing no longer bridges two long lines sideways."""
+    img, _labels = _seeded_reference(3)
+    _nodes, edges, _lines = _read_graph(img)
+    for src in ("Decoder", "Merger", "Input"):
+        assert (src, "Cluster", "high") in edges, edges
+
+
+@pytest.mark.parametrize("index", [6, 12])
+def test_big_solid_heads_and_tapered_arrows_are_not_nodes(index: int) -> None:
+    """Seed 5151, figure 12 (``ax.arrow`` heads 40 px wide) and figure 6 (tapered ``fancy``
+    arrows 80 px long): solid triangles too big for the arrowhead size test were read as
+    unlabelled nodes, which split their lines. A solid triangle-like blob with nothing inside
+    is line ink up to ``SOLID_HEAD_MAX_SIDE_FACTOR`` node sides."""
+    img, labels = _seeded_reference(index, seed=5151)
+    nodes, _edges, _lines = _read_graph(img)
+    assert "" not in nodes
+    assert len(nodes) <= len(set(labels.values()))
+
+
+@pytest.mark.slow
+def test_a_crossing_paired_wrongly_is_no_rewire(render_pool: RenderPool, tmp_path: Path) -> None:
+    """Seed 5151, figure 9: "Mask" -> "Planner" crosses "Embedding" -> "Scheduler"; the
+    reference reading paired the crossing's strokes as "Mask" -> "Scheduler", so every
+    faithful deck (which joins "Mask" to "Planner") was failed for a rewired edge. A rewire is
+    not confirmed when the reference line it rests on also touches the deck's new target."""
+    from judge.tools.semantic import semantic_comparison
+    from tests.judge_helpers import rendered_case
+
+    png, (deck,) = _benchmark_decks(9, tmp_path, ["faithful_shapes"], seed=5151)
+    ctx = rendered_case(render_pool, tmp_path, deck.stem, png, deck)
+    found = semantic_comparison(ctx)["discrepancies"]
+    assert not [d["target"] for d in found if d["confirmed"]]

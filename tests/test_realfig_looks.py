@@ -225,3 +225,28 @@ def test_long_labels_read_with_slips_in_a_small_dark_figure_are_still_there(
     ctx = rendered_case(render_pool, tmp_path, "missing", ref, missing)
     kinds = {d["kind"] for d in semantic_comparison(ctx)["discrepancies"] if d["confirmed"]}
     assert "missing_node" in kinds, kinds
+
+
+@needs_figures
+@pytest.mark.slow
+def test_text_too_small_to_read_in_a_400_px_figure_is_no_added_node(
+    render_pool: RenderPool, tmp_path: Path
+) -> None:
+    """dev06 at 400 px (``--look tiny``): its labels are 3-5 px tall there, too small for OCR
+    even enlarged, so every deck shape's text was "shown nowhere" in the reference and four
+    extra nodes were confirmed against the faithful deck. Absence of text too small to read is
+    no evidence (``LEGIBLE_INK_MIN_PX``): the faithful deck has no confirmed discrepancy."""
+    from judge.tools.semantic import semantic_comparison
+    from tests.judge_helpers import rendered_case
+
+    fig = next(f for f in SPECS if f.id == "dev06")
+    drawn = look("tiny")
+    ref = tmp_path / "reference.png"
+    ref.write_bytes(drawn.reference((FIGURES / "dev06" / "reference.png").read_bytes()))
+    faithful = tmp_path / "faithful.pptx"
+    deck = build_deck(fig, "shapes")
+    faithful.write_bytes(drawn.deck(deck) if drawn.deck is not None else deck)
+    ctx = rendered_case(render_pool, tmp_path, "faithful", ref, faithful)
+    found = semantic_comparison(ctx)["discrepancies"]
+    assert [d["target"] for d in found if d["confirmed"]] == []
+    assert any("too small to read" in " ".join(d["checks"] or []) for d in found)

@@ -57,3 +57,28 @@ def test_an_image_read_before_is_not_read_again(monkeypatch: pytest.MonkeyPatch)
     ocr_image(img, 0.99)
     ocr_image(img[:, : img.shape[1] // 2])
     assert len(calls) == 3, calls
+
+
+@pytest.mark.parametrize("index", [3, 5])
+def test_small_print_of_a_400_px_figure_is_read(index: int) -> None:
+    """A matplotlib figure (seed 4242) scaled down to 400 px, as figures come at the low end:
+    read on its own pixels, OCR missed "Merger" and "Update" (figure 3) and "Cache" (figure 5);
+    read enlarged smoothly, it reads every node label."""
+    from generation.gvbench.spec import make_spec
+    from generation.mplbench.bench import task_id_for
+    from generation.mplbench.draw import draw_png
+    from generation.mplbench.layout import layout, make_style
+    from generation.realfig.looks import TINY_SIDE_PX, shrink_image
+    from judge.tools.base import read_zoom
+    from judge.tools.evidence import Corpus
+    from judge.tools.ocr import ocr_zoomed
+
+    spec = make_spec(task_id_for(4242, index), index, 4242)
+    fig, st = layout(spec, make_style(spec, index, 4242))
+    png = shrink_image(draw_png(fig, st), TINY_SIDE_PX)
+    img = cv2.imdecode(np.frombuffer(png, np.uint8), cv2.IMREAD_COLOR)
+    zoom = read_zoom(img.shape[1], img.shape[0])
+    assert zoom > 1
+    frame = np.repeat(np.repeat(img, zoom, axis=0), zoom, axis=1)  # the reading frame
+    read = Corpus.of(ln.text for ln in ocr_zoomed(frame, zoom))
+    assert [n.label for n in fig.nodes if not read.has(n.label)] == []

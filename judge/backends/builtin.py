@@ -241,8 +241,8 @@ def render_verdict(results: dict[str, dict[str, Any]]) -> dict[str, Any]:
                 "target": "text frames",
                 "evidence": f"{text_frac:.0%} of {tf.get('text_frames')} text frames overflow "
                 f"({tf.get('overflowing')}), overlap ({tf.get('overlapping')}), run off the "
-                f"slide ({tf.get('clipped', 0)}) or wrap ({tf.get('wrapped')}); the limit is "
-                f"{TEXT_DEFECT_MAX_FRAC:.0%}",
+                f"slide ({tf.get('clipped', 0)}) or break words ({tf.get('broken', 0)}); the "
+                f"limit is {TEXT_DEFECT_MAX_FRAC:.0%}",
             }
         )
     if block > RENDER_DEFECT_MAX_FRAC:

@@ -19,11 +19,13 @@ import numpy as np
 
 from judge.tools.thresholds import (
     AIM_STRETCH_WIDTHS,
+    BRIDGE_HEAD_RATIO,
     BRIDGE_LOOK_CLOSINGS,
     BRIDGE_MAX_TURN_DEG,
     DASH_PIECE_MAX_CLOSINGS,
     DASH_RING_MIN_FRAC,
     DASH_RING_MIN_PIECES,
+    HEAD_MIN_EXTRA_PX,
     HOLE_FILL_MIN_EXTENT,
     MIN_NODE_SIDE_PER_KPX,
     scaled_px,
@@ -158,11 +160,13 @@ def drop_dashed_rings(ink: np.ndarray, dk: int, windows: np.ndarray | None = Non
 
 def dash_closing(ink: np.ndarray, dk: int) -> np.ndarray:
     """The dash-joining closing of line ink (a ``dk`` square), less the bridges it lays
-    sideways between two lines: arrowheads converging side by side on one node come closer
+    sideways between two arrowheads: heads converging side by side on one node come closer
     than a dash gap (seed-4242 matplotlib figures: three heads on one box's side read as one
     line with no head). A bridge stays when it touches a dash (an ink piece no longer than
-    ``DASH_PIECE_MAX_CLOSINGS`` closings) or when it carries a line on along its own way (a
-    solid line broken by anti-aliasing or JPEG)."""
+    ``DASH_PIECE_MAX_CLOSINGS`` closings), when it carries a line on along its own way (a
+    solid line broken by anti-aliasing or JPEG), or when fewer than two of the pieces it joins
+    are head-thick there (``BRIDGE_HEAD_RATIO``): lines leaving one corner of a node stay
+    one fan, as the rest of the reader expects (dev14)."""
     closed = cv2.morphologyEx(ink, cv2.MORPH_CLOSE, np.ones((dk, dk), np.uint8))
     n, lab, stats, _ = cv2.connectedComponentsWithStats(ink, connectivity=8)
     long_ = np.zeros(n, bool)
@@ -171,6 +175,13 @@ def dash_closing(ink: np.ndarray, dk: int) -> np.ndarray:
         return closed
     added = ((closed > 0) & (ink == 0)).astype(np.uint8)
     nb, blab, bstats, _ = cv2.connectedComponentsWithStats(added, connectivity=8)
+    dt = cv2.distanceTransform(ink, cv2.DIST_L2, 3)
+    ridge = (dt > 0) & (dt >= cv2.dilate(dt, np.ones((3, 3), np.uint8)))
+    shaft = np.ones(n)  # each piece's half line width: the median of its ridge
+    rl = lab[ridge]
+    for p in np.flatnonzero(long_):
+        on = dt[ridge][rl == p]
+        shaft[p] = float(np.median(on)) if on.size else 1.0
     reach = BRIDGE_LOOK_CLOSINGS * dk
     h_img, w_img = ink.shape
     for b in range(1, nb):
@@ -186,18 +197,25 @@ def dash_closing(ink: np.ndarray, dk: int) -> np.ndarray:
         X1, Y1 = min(w_img, x + w + reach), min(h_img, y + h + reach)
         win = lab[Y0:Y1, X0:X1]
         near: list[tuple[np.ndarray, np.ndarray]] = []
+        headed = 0
         for p in touched:
             ys, xs = np.nonzero(win == p)
             if len(xs) < 3:
                 break
+            thick = float(dt[Y0:Y1, X0:X1][ys, xs].max())
+            headed += thick >= max(BRIDGE_HEAD_RATIO * shaft[p], shaft[p] + HEAD_MIN_EXTRA_PX)
             pts = np.stack([xs, ys], axis=1).astype(np.float64)
             centre = pts.mean(axis=0)
             _, _, vt = np.linalg.svd(pts - centre, full_matrices=False)
             near.append((centre, vt[0]))
-        if len(near) == len(touched) and not any(
-            _carries_on(near[i], near[j])
-            for i in range(len(near))
-            for j in range(i + 1, len(near))
+        if (
+            len(near) == len(touched)
+            and headed >= 2
+            and not any(
+                _carries_on(near[i], near[j])
+                for i in range(len(near))
+                for j in range(i + 1, len(near))
+            )
         ):
             closed[y : y + h, x : x + w][blab[y : y + h, x : x + w] == b] = 0
     return closed

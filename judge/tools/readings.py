@@ -54,6 +54,9 @@ class Readings:
     """How many times ``ref_img`` is enlarged (:meth:`ToolContext.zoom`)."""
     ref_ocr: list[OcrLine] = field(default_factory=list)
     """The reference's text lines (reading frame), where a check needs to know what is where."""
+    px_per_pt: float | None = None
+    """Render (and tree) pixels per point of the slide, where a check needs a font size's
+    height; None without an object tree."""
     candidate_words: list[str] = field(default_factory=list)
     """The candidate's texts (the deck's shapes', the render's lines) as normalised words
     (:func:`judge.tools.graphread.normalise_label`), where a check needs whole words."""
@@ -96,4 +99,9 @@ def readings(ctx: ToolContext) -> Readings:
         ren_lines=lines_cached(ctx, "candidate"),
         ref_img=ctx.image("reference"),
         ref_zoom=ctx.zoom("reference"),
+        px_per_pt=(
+            ren.height / ctx.object_tree.slide_height_pt
+            if ctx.object_tree is not None and ctx.object_tree.slide_height_pt > 0
+            else None
+        ),
     )

@@ -39,13 +39,18 @@ from judge.tools.graphread import compare_graphs as compare_readings
 from judge.tools.ocr import box_to_frame, ocr_zoomed
 from judge.tools.readings import Judged, Readings, readings
 from judge.tools.thresholds import (
+    BLANK_PLACE_MAX_INK_FRAC,
     EXTRA_TREE_MATCH_DISTANCE,
+    FONT_INK_FRAC,
     ICON_PLACE_MARGIN_FRAC,
+    INK_DIFF,
+    LEGIBLE_INK_MIN_PX,
     LOOK_AGAIN_MARGIN_FRAC,
     OCR_CONFIDENT,
     OCR_SURE,
     PRESENT_MIN_CHARS,
     SAME_PLACE_MIN_OVERLAP_FRAC,
+    TEXT_BOX_INK_FRAC,
     UNCONFIRMED_CONFIDENCE_FACTOR,
 )
 
@@ -156,6 +161,44 @@ def _mapped_box(r: Readings, c: GNode) -> tuple[float, float, float, float]:
     return min(ax, bx), min(ay, by), max(ax, bx), max(ay, by)
 
 
+def _illegible_in_reference(r: Readings, c: GNode) -> float | None:
+    """How tall render node ``c``'s text would be in the reference's own pixels (its ink height
+    scaled as ``_mapped_box`` maps its box), when under ``LEGIBLE_INK_MIN_PX``: there the
+    reference's OCR reading no such text proves nothing (a figure drawn 400 px wide sets a
+    12 pt label 4 px tall). None when legible or unknown."""
+    if c.box[3] <= 0:
+        return None
+    # a deck shape's text has no measured height: its font size says it, else at most the
+    # box's share per line
+    ink = c.text_height_px
+    if not ink and c.font_size_pt and r.px_per_pt:
+        ink = FONT_INK_FRAC * c.font_size_pt * r.px_per_pt
+    ink = ink or TEXT_BOX_INK_FRAC * c.box[3] / max(1, c.lines)
+    _x0, y0, _x1, y1 = _mapped_box(r, c)
+    tall = ink * (y1 - y0) / c.box[3] / max(1, r.ref_zoom)
+    return tall if tall < LEGIBLE_INK_MIN_PX else None
+
+
+def _blank_in_reference(r: Readings, c: GNode) -> bool:
+    """Whether the reference is empty at render node ``c``'s place (its box mapped onto the
+    reference): under ``BLANK_PLACE_MAX_INK_FRAC`` of the pixels differ from the place's own
+    colour. Evidence of an added node that needs no reading of small print."""
+    if r.ref_img is None:
+        return False
+    x0, y0, x1, y1 = _mapped_box(r, c)
+    h, w = r.ref_img.shape[:2]
+    X0, Y0, X1, Y1 = max(0, int(x0)), max(0, int(y0)), min(w, int(x1) + 1), min(h, int(y1) + 1)
+    if X1 - X0 < 2 or Y1 - Y0 < 2:
+        return False
+    crop = r.ref_img[Y0:Y1, X0:X1].reshape(-1, 3).astype(np.int16)
+    ink = np.abs(crop - np.median(crop, axis=0)).max(axis=1) > INK_DIFF
+    return float(ink.mean()) < BLANK_PLACE_MAX_INK_FRAC
+
+
+def _illegible_check(tall: float) -> str:
+    return f"at the reference's size its text would be {tall:.1f} px tall, too small to read"
+
+
 def _on_reference_icon(r: Readings, c: GNode) -> tuple[float, float, float, float] | None:
     """The reference icon (picture, logo) at the place of render node ``c``, if any: ``c``'s
     centre, mapped onto the reference (``_to_reference``), must fall in the icon's box grown by
@@ -221,6 +264,13 @@ def _judge_extra(r: Readings, d: Discrepancy, c: GNode) -> Judged:
         checks.append(_unread_check(blurred))
         conf = c.confidence * UNCONFIRMED_CONFIDENCE_FACTOR
         return Judged(d, False, conf, checks, blurred.box, c.box)
+    tall = None if in_ref else _illegible_in_reference(r, c)
+    if tall is not None:
+        checks.append(_illegible_check(tall))
+        if not _blank_in_reference(r, c):
+            conf = c.confidence * UNCONFIRMED_CONFIDENCE_FACTOR
+            return Judged(d, False, conf, checks, None, c.box)
+        checks.append("the reference is blank at its place")
     ok = not in_ref and (in_tree if r.tree is not None else c.confidence >= OCR_CONFIDENT)
     ok = ok and _long_enough(c.label, checks)
     conf = c.confidence if ok else c.confidence * UNCONFIRMED_CONFIDENCE_FACTOR
@@ -402,6 +452,13 @@ def absence_pass(r: Readings, found: list[Discrepancy]) -> list[Judged]:
                 Judged(d, False, 0.9 * UNCONFIRMED_CONFIDENCE_FACTOR, checks, blurred.box, box)
             )
             continue
+        tall = _illegible_in_reference(r, c or t)
+        if tall is not None:  # the reference's OCR cannot read text this small
+            checks.append(_illegible_check(tall))
+            if not _blank_in_reference(r, c or t):
+                out.append(Judged(d, False, 0.9 * UNCONFIRMED_CONFIDENCE_FACTOR, checks, None, box))
+                continue
+            checks.append("the reference is blank at its place")
         out.append(Judged(d, True, 0.9, checks, cand_box=box))
     return out
 

@@ -51,6 +51,10 @@ class TextFrame:
     needed: int = 1
     """Lines the text needs: its paragraphs, or the reference label's lines if more."""
     overlaps: bool = False
+    broken: bool = False
+    """Its text breaks improperly: its rendered lines no longer read as a deck text (a word split
+    across lines, a character per line). Wrapping at spaces onto more lines than the reference
+    label takes is no break (a Stage 3 ``unexpected_wrap`` only)."""
 
 
 @functools.lru_cache(maxsize=64)
@@ -229,8 +233,11 @@ def text_frames(ctx: ToolContext) -> dict[str, Any]:
                 ref_lines.get(normalise_label(f.text), 0),
                 _lines_in_reference(f.text, ref_ocr),
             )
+            # tied to a deck text, the lines read as it word for word; untied, a text wrapped
+            # past its lines may be a word split apart
+            f.broken = f.shape_id is None and f.lines > f.needed
         n = len(frames)
-        bad = [f for f in frames if f.overflow or f.overlaps or f.clipped or f.lines > f.needed]
+        bad = [f for f in frames if f.overflow or f.overlaps or f.clipped or f.broken]
         return {
             "available": True,
             "frames": [asdict(f) for f in frames],
@@ -239,6 +246,7 @@ def text_frames(ctx: ToolContext) -> dict[str, Any]:
             "overlapping": sum(f.overlaps for f in frames),
             "clipped": sum(f.clipped for f in frames),
             "wrapped": sum(f.lines > f.needed for f in frames),
+            "broken": sum(f.broken for f in frames),
             "defective_fraction": round(len(bad) / n, 4) if n else 0.0,
         }
 
@@ -249,8 +257,8 @@ def text_fit(ctx: ToolContext) -> ToolOutput:
     """How the candidate's text actually rendered (LibreOffice's own layout, not the object
     tree's intent): per text frame, its text, the number of lines it was wrapped into against its
     paragraphs, its rendered text box and shape box (1/100 mm of the slide), whether it overflows
-    its shape and whether it overlaps another frame's text; plus counts and the fraction of
-    frames with any of these defects.
+    its shape, whether it overlaps another frame's text and whether its lines break a word; plus
+    counts and the fraction of frames with any of these defects (a wrap at spaces is none).
     """
     return ToolOutput(text_frames(ctx))
 

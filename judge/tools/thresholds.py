@@ -20,6 +20,13 @@ INK_DIFF = 28
 preparation's content threshold (10) because anti-aliased edges and JPEG noise of references
 otherwise turn box interiors speckled; real strokes and fills differ by far more."""
 
+OCR_SMOOTH_MAX_SIDE_PX = 500
+"""An image whose longer side is at most this is read by OCR enlarged smoothly (bicubic, to the
+reading frame): at 400 px OCR on the image's own pixels missed most labels (our real figures,
+``--look tiny``: faithful decks passed 26 of 48 before). At 640 px it reads them, and the
+smoothed reading there read a logo's wordmark as a label (dev06), so larger images keep their
+own pixels."""
+
 READ_MIN_SIDE_PX = 700
 READ_MAX_ZOOM = 3
 """An image whose longer side is under READ_MIN_SIDE_PX (the smallest of the figures the
@@ -360,8 +367,8 @@ SOLID_HEAD_MAX_EXTENT = 0.72
 anti-aliased head with a stub of shaft fills up to 0.7 of its box), not a disc (0.785)."""
 
 SOLID_HEAD_MAX_SIDE_FACTOR = 6.0
-"""A solid blob shaped like a triangle (extent under ``SOLID_HEAD_MAX_EXTENT``) with nothing inside is
-line ink up to this many smallest node sides long: a big arrowhead, a tapered arrow's body
+"""A solid blob shaped like a triangle (extent under ``SOLID_HEAD_MAX_EXTENT``) with nothing
+inside is line ink up to this many smallest node sides long: a big arrowhead, a tapered arrow's body
 (seed-5151 matplotlib figures: ``arrow`` heads and ``fancy`` bodies read as unlabelled nodes)."""
 
 STROKE_MIN_RING_FRAC = 0.4
@@ -395,6 +402,12 @@ make the rest)."""
 DASH_PIECE_MAX_CLOSINGS = 3
 """A dash is an ink piece no longer than this many dash closings (a dash is shorter than a few
 of its gaps' closings; a line is longer)."""
+
+BRIDGE_HEAD_RATIO = 1.4
+"""A bridge the dash closing lays sideways is dropped only between two heads: pieces at least
+this many times their shaft's thickness near it (lower than ``HEAD_THICKNESS_RATIO``: the
+window round the gap holds only part of a head; lines leaving a node's corner together, dev14,
+measure 1.0-1.3)."""
 
 BRIDGE_LOOK_CLOSINGS = 3
 """A gap the dash closing bridges between two long ink pieces is judged on each piece's ink
@@ -475,6 +488,23 @@ ICON_ATTACHED_MAX_FRAC = 0.15
 """Pieces off a blob's fill that reach its outer edge and are smaller than this share of it are
 arrowheads and line stubs glued to its rim, not picture content (a matplotlib pill with two
 arrowheads touching it read as a picture)."""
+
+LEGIBLE_INK_MIN_PX = 4.0
+"""Text whose ink is shorter than this, in a reference's own pixels, is too small for OCR: the
+reference's reading it nowhere is no evidence that it is absent (an extra node is then not
+confirmed). On our real figures OCR reads labels of 5 px ink (dev06 at 640 px), not of 3-3.5
+px (dev06, dev14 at 400 px, ``--look tiny``)."""
+
+BLANK_PLACE_MAX_INK_FRAC = 0.01
+"""A reference place with under this share of ink pixels (``INK_DIFF`` from its own colour) is
+blank: a node the deck draws there is added, whether or not its small text could be read."""
+
+FONT_INK_FRAC = 0.7
+"""A text line's ink is about this share of its font size tall (capitals and ascenders)."""
+
+TEXT_BOX_INK_FRAC = 0.5
+"""A text's ink height is about this share of its box's height per line (insets and leading
+take the rest): the estimate where no reading measured it (object-tree nodes)."""
 
 LOOK_AGAIN_MARGIN_FRAC = 0.5
 """Before an invented node is confirmed, the reference is read again at its place (its box,
