@@ -231,10 +231,12 @@ def _ref_strokes_entangled(r: Readings, a: str, b: str, x: str) -> bool:
     strokes the reader may have paired wrongly (seed-5151 matplotlib figure 9)."""
     places = {e.source for e in r.ref.edges if {e.src, e.dst} == {a, b}}
     ba, bb, bx = _blob_of(r.ref, a), _blob_of(r.ref, b), _blob_of(r.ref, x)
+    if bx is None:
+        return False
     return any(
         f"line@{ln.box[0]},{ln.box[1]}" in places
         and any(c.node == bx for c in ln.contacts)
-        and (ln.joined(bx, ba) or ln.joined(bx, bb))
+        and any(e is not None and ln.joined(bx, e) for e in (ba, bb))
         for ln in r.ref_lines
     )
 
