@@ -77,6 +77,7 @@ def test_small_print_of_a_400_px_figure_is_read(index: int) -> None:
     fig, st = layout(spec, make_style(spec, index, 4242))
     png = shrink_image(draw_png(fig, st), TINY_SIDE_PX)
     img = cv2.imdecode(np.frombuffer(png, np.uint8), cv2.IMREAD_COLOR)
+    assert img is not None
     zoom = read_zoom(img.shape[1], img.shape[0])
     assert zoom > 1
     frame = np.repeat(np.repeat(img, zoom, axis=0), zoom, axis=1)  # the reading frame
