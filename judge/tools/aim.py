@@ -178,9 +178,9 @@ def dash_closing(ink: np.ndarray, dk: int) -> np.ndarray:
     dt = cv2.distanceTransform(ink, cv2.DIST_L2, 3)
     ridge = (dt > 0) & (dt >= cv2.dilate(dt, np.ones((3, 3), np.uint8)))
     shaft = np.ones(n)  # each piece's half line width: the median of its ridge
-    rl = lab[ridge]
+    rl, rv = lab[ridge], dt[ridge]
     for p in np.flatnonzero(long_):
-        on = dt[ridge][rl == p]
+        on = rv[rl == p]
         shaft[p] = float(np.median(on)) if on.size else 1.0
     reach = BRIDGE_LOOK_CLOSINGS * dk
     h_img, w_img = ink.shape

@@ -195,8 +195,20 @@ def _blank_in_reference(r: Readings, c: GNode) -> bool:
     return float(ink.mean()) < BLANK_PLACE_MAX_INK_FRAC
 
 
-def _illegible_check(tall: float) -> str:
-    return f"at the reference's size its text would be {tall:.1f} px tall, too small to read"
+def _unreadable_there(r: Readings, c: GNode, checks: list[str]) -> bool:
+    """Whether an added node ``c`` must stay unconfirmed because its text is too small to read
+    in the reference (``_illegible_in_reference``) and the reference is not blank at its
+    place (``_blank_in_reference``); says which in ``checks``."""
+    tall = _illegible_in_reference(r, c)
+    if tall is None:
+        return False
+    checks.append(
+        f"at the reference's size its text would be {tall:.1f} px tall, too small to read"
+    )
+    if _blank_in_reference(r, c):
+        checks.append("the reference is blank at its place")
+        return False
+    return True
 
 
 def _on_reference_icon(r: Readings, c: GNode) -> tuple[float, float, float, float] | None:
@@ -264,13 +276,8 @@ def _judge_extra(r: Readings, d: Discrepancy, c: GNode) -> Judged:
         checks.append(_unread_check(blurred))
         conf = c.confidence * UNCONFIRMED_CONFIDENCE_FACTOR
         return Judged(d, False, conf, checks, blurred.box, c.box)
-    tall = None if in_ref else _illegible_in_reference(r, c)
-    if tall is not None:
-        checks.append(_illegible_check(tall))
-        if not _blank_in_reference(r, c):
-            conf = c.confidence * UNCONFIRMED_CONFIDENCE_FACTOR
-            return Judged(d, False, conf, checks, None, c.box)
-        checks.append("the reference is blank at its place")
+    if not in_ref and _unreadable_there(r, c, checks):
+        return Judged(d, False, c.confidence * UNCONFIRMED_CONFIDENCE_FACTOR, checks, None, c.box)
     ok = not in_ref and (in_tree if r.tree is not None else c.confidence >= OCR_CONFIDENT)
     ok = ok and _long_enough(c.label, checks)
     conf = c.confidence if ok else c.confidence * UNCONFIRMED_CONFIDENCE_FACTOR
@@ -452,13 +459,9 @@ def absence_pass(r: Readings, found: list[Discrepancy]) -> list[Judged]:
                 Judged(d, False, 0.9 * UNCONFIRMED_CONFIDENCE_FACTOR, checks, blurred.box, box)
             )
             continue
-        tall = _illegible_in_reference(r, c or t)
-        if tall is not None:  # the reference's OCR cannot read text this small
-            checks.append(_illegible_check(tall))
-            if not _blank_in_reference(r, c or t):
-                out.append(Judged(d, False, 0.9 * UNCONFIRMED_CONFIDENCE_FACTOR, checks, None, box))
-                continue
-            checks.append("the reference is blank at its place")
+        if _unreadable_there(r, c or t, checks):  # the reference's OCR cannot read it
+            out.append(Judged(d, False, 0.9 * UNCONFIRMED_CONFIDENCE_FACTOR, checks, None, box))
+            continue
         out.append(Judged(d, True, 0.9, checks, cand_box=box))
     return out
 
