@@ -13,7 +13,6 @@ from __future__ import annotations
 import math
 from collections.abc import Collection
 from dataclasses import dataclass, field
-from itertools import pairwise
 from typing import Any, Literal
 
 import cv2
@@ -22,14 +21,13 @@ import numpy as np
 from judge.tools.aim import aimed_ends, dash_closing, drop_dashed_rings
 from judge.tools.base import Tool, ToolContext, ToolOutput, memo
 from judge.tools.contacts import line_touches
+from judge.tools.lineink import all_outline, node_erase, own_ink, skip_remnant
 from judge.tools.nodes import (
     Blob,
     blobs_cached,
     border_bgr,
     channel_max,
-    erode,
     ink_mask,
-    own_mask,
 )
 from judge.tools.ocr import OcrLine, box_to_frame, ocr_full
 from judge.tools.strokes import stroke_joins
@@ -61,11 +59,6 @@ from judge.tools.thresholds import (
     LABEL_STACK_GAP_FRAC,
     MIN_EDGE_LENGTH_PER_KPX,
     PILL_NODE_MIN_PARTNERS,
-    REMNANT_FAR_FRAC,
-    REMNANT_MAX_COVER,
-    REMNANT_MIN_FILL_FRAC,
-    REMNANT_NEAR_FRAC,
-    REMNANT_STEADY_SLICES,
     STROKE_SPUR_PER_KPX,
     TEXT_ERASE_MARGIN_FRAC,
     scaled_px,
@@ -84,6 +77,9 @@ class Contact:
     lines_behind: int = 0
     """Separate lines behind a head at a line touching three or more nodes (0: not counted):
     two or more where lines fan out of or into one point, whose wedge may pass for a head."""
+    thin_head: bool = False
+    """A head-thick end too thin to tell from a fan's hub by itself (several lines behind it):
+    the component's strokes decide (:func:`_unhead_fan_hub`)."""
 
 
 @dataclass
@@ -103,6 +99,8 @@ class LineComp:
     joins: set[frozenset[int]] | None = None
     """Node pairs a stroke of this component joins (``strokes.stroke_joins``) when it touches
     three or more nodes; ``None``: every pair (one stroke, or the skeleton gave no answer)."""
+    crossed: bool = False
+    """Two of its strokes cross (four branches going straight on at one junction)."""
 
     def joined(self, a: int, b: int) -> bool:
         return self.joins is None or frozenset((a, b)) in self.joins
@@ -201,17 +199,7 @@ def detect_lines(
     ink = ink_mask(img, bgmap, strong=True)
     contrast = channel_max(cv2.absdiff(img, bgmap))
     ep = set(endpoints)
-    erase: np.ndarray = np.zeros(shape[:2], np.uint8)
-    for i, b in enumerate(blobs):
-        x, y, w, h = b.box
-        m = b.mask.astype(np.uint8)
-        if i in ep:  # not a head or a stub the blob kept: the line is read up to the node
-            part = own_mask(img, b).astype(np.uint8)
-        else:  # a container: erase only its outline ring
-            s = int(max(2, b.stroke_px)) + 3
-            part = ((m > 0) & ~(erode(m, s) > 0)).astype(np.uint8)
-        erase[y : y + h, x : x + w] |= part
-    erase = cv2.dilate(erase, np.ones((5, 5), np.uint8))
+    erase = node_erase(img, blobs, ep, ink)
     ink[erase > 0] = 0
     # distance to the nearest erased node: an outline's remnant (a diamond's mitred tip) sits
     # right there, so arrowheads are measured a little clear of it
@@ -293,10 +281,31 @@ def detect_lines(
         # 2 pt), whatever the image's size
         reach_m = max(margin, int(math.ceil(CONTACT_MARGIN_WIDTHS * line.thickness_px)))
         touches = line_touches(xs_abs, ys_abs, (x, y, w, h), blobs, ep_boxes, reach_m, shape_near)
+        touched = {node for node, _, _ in touches}
         if len(touches) < 2:  # an arrow stopping short of its boxes (hand-drawn)
             aimed = aimed_ends(xs_abs, ys_abs, aim_boxes, aim, reach_m, line.thickness_px)
             touches = aimed or touches
+        joins = None
+        if len(touches) >= 3:
+            boxes = [_window_box(blobs[node].box, X0, Y0) for node, _, _ in touches]
+            read = stroke_joins(comp, boxes, line.thickness_px, spur, float(margin + reach))
+            # the closing fills a crossing's acute angles into a band: a crossing seen only
+            # in the strokes as drawn is read there, heads included (the band would pass for
+            # a head at a nearby end)
+            drawn = own_ink(comp > 0, ink[Y0:Y1, X0:X1] > 0)
+            if not (read is not None and read[1]) and (drawn != comp).any():
+                as_drawn = stroke_joins(
+                    drawn, boxes, line.thickness_px, spur, float(margin + reach)
+                )
+                if as_drawn is not None and as_drawn[1]:
+                    read, comp = as_drawn, drawn
+                    dt = cv2.distanceTransform(comp, cv2.DIST_L2, 3)
+                    ys, xs = np.nonzero(comp)
+                    xs_abs, ys_abs = xs + X0, ys + Y0
+            joins = read[0] if read is not None else None
+            line.crossed = read is not None and read[1]
         d2 = [(xs_abs - px) ** 2 + (ys_abs - py) ** 2 for _, px, py in touches]
+        outline_only = False  # the one node this touches: all of it there is that node's outline
         for k, (node, px, py) in enumerate(touches):
             # look for the head only on this end's side of the line (short lines: the nearer half)
             mine = np.ones(d2[k].shape, bool)
@@ -313,14 +322,19 @@ def detect_lines(
                 blobs[node].interior_bgr, np.int16
             )
             own_fill = np.abs(own).max(axis=1) <= INK_DIFF
-            keep, end = _skip_remnant(xs[at], ys[at], (px - X0, py - Y0), wd, out_dir, own_fill)
+            keep, end = skip_remnant(xs[at], ys[at], (px - X0, py - Y0), wd, out_dir, own_fill)
+            if node in touched and len(touched) < 2 and keep.size and not keep.any():
+                outline_only = all_outline(img, blobs[node], xs, ys, (px - X0, py - Y0), wd, X0, Y0)
             at = at[keep]
             tmax = float(dt[ys[at], xs[at]].max()) if at.size else shaft
             head = tmax >= HEAD_THICKNESS_RATIO * shaft and tmax >= shaft + HEAD_MIN_EXTRA_PX
+            thin = False  # a thin head with several lines behind: a head or a fan's hub
             if head and tmax < HEAD_STRONG_RATIO * shaft:
                 # lines fanning out of one point overlap into a thick wedge there too, but split
-                # behind it; a head this thin counts only with one shaft behind
+                # behind it; a head this thin counts only with one shaft behind, or (below)
+                # where the strokes show it is not a hub
                 head = _lines_behind(xs[at], ys[at], end, wd) <= 1
+                thin = not head and len(touches) >= 3
             spread, behind = _end_spread(xs[at], ys[at], end, wd)
             # an open or hollow head is thin but wide, with one plain shaft behind it (a fan
             # or a bend is wide behind too)
@@ -337,17 +351,16 @@ def detect_lines(
                 raw = ink[ys_abs[at], xs_abs[at]] > 0  # which fills a narrow fan into a wedge
                 behind = _lines_behind(xs[at][raw], ys[at][raw], end, wd)
             line.contacts.append(
-                Contact(node, (round(px, 1), round(py, 1)), head, 2 * tmax, behind)
+                Contact(node, (round(px, 1), round(py, 1)), head, 2 * tmax, behind, thin)
             )
         if len(touches) == 1:
             line.labels = _labels_reached(xs_abs, ys_abs, blocks)
-        if len(touches) >= 3:
-            boxes = [_window_box(blobs[node].box, X0, Y0) for node, _, _ in touches]
-            joins = stroke_joins(comp, boxes, line.thickness_px, spur, float(margin + reach))
-            if joins is not None:
-                idx = [node for node, _, _ in touches]
-                line.joins = {frozenset((idx[a], idx[b])) for a, b in map(tuple, joins)}
-                _unhead_fan_hub(line)
+        if joins is not None:
+            idx = [node for node, _, _ in touches]
+            line.joins = {frozenset((idx[a], idx[b])) for a, b in map(tuple, joins)}
+            _unhead_fan_hub(line)
+        if outline_only and len(touched) < 2:
+            continue  # what the node's erasing left of its outline (a diamond's cut tip), no line
         out.append(line)
     return out
 
@@ -358,13 +371,23 @@ def _unhead_fan_hub(line: LineComp) -> None:
     (counted on the ink before the dash closing) and strokes join it to two or more headed
     ends (lines converging on a node, each with its own head, have plain tails at their far
     ends; one end falsely headed by such a wedge does not make its partners hubs)."""
-    headed = {c.node for c in line.contacts if c.head}
-    hubs = []
+    headed = {c.node for c in line.contacts if c.head or c.thin_head}
+
+    def partners(c: Contact) -> set[int]:
+        return {o.node for o in line.contacts if o.node != c.node and line.joined(c.node, o.node)}
+
+    hubs = [
+        c
+        for c in line.contacts
+        if ((c.head and c.lines_behind >= 2) or c.thin_head) and len(partners(c) & headed) >= 2
+    ]
+    hub_nodes = {c.node for c in hubs}
     for c in line.contacts:
-        partners = {o.node for o in line.contacts if o.node != c.node}
-        partners = {p for p in partners if line.joined(c.node, p)}
-        if c.head and c.lines_behind >= 2 and len(partners & headed) >= 2:
-            hubs.append(c)
+        if c.thin_head and c not in hubs and partners(c) & hub_nodes:
+            # fed from a fan's hub: two heads side by side (or one near a crossing), not a
+            # hub itself. Fed from ends with no head either, it stays undecided: the heads of
+            # ``simple`` wedge arrows go unseen, and a hub then has no headed partners.
+            c.head = True
     for c in hubs:
         c.head = False
 
@@ -466,77 +489,6 @@ def _line_axis(
     if n < 1e-6:
         return None
     return dx, dy, ax / n, ay / n, hl
-
-
-def _skip_remnant(
-    xs: np.ndarray,
-    ys: np.ndarray,
-    point: tuple[float, float],
-    width: float,
-    outward: tuple[float, float],
-    own_fill: np.ndarray,
-) -> tuple[np.ndarray, tuple[float, float]]:
-    """The pixels (a mask over ``xs``) and the end point a head is measured on, past what is
-    left of the node's own outline at a line's end: a V opening toward the node (a diamond's or
-    a cut ellipse's tip), widest in the slice nearest the node, hollow there, narrowing away
-    from it (thresholds ``REMNANT_*``). A head may sit at the V's apex, within three head
-    lengths of it; a V that never narrows to a line is all remnant (an empty mask). No
-    remnant: every pixel, the same point. The V is symmetric about the ray from the node's
-    centre through ``point`` (``outward``): it is measured across that ray, not across the
-    line's own direction, which the V's arms would tilt."""
-    keep = np.ones(xs.shape, bool)
-    n = float(np.hypot(*outward))
-    if n < 1e-6 or xs.size < 4:
-        return keep, point
-    ax, ay = outward[0] / n, outward[1] / n
-    hl = max(6.0, HEAD_LENGTH_WIDTHS * width)
-    dx, dy = xs - point[0], ys - point[1]
-    t = dx * ax + dy * ay
-    across = dx * -ay + dy * ax
-    ahead = t >= -2.0
-    if ahead.sum() < 4:
-        return keep, point
-    step = max(2.0, width)
-    t0 = float(t[ahead].min())
-    slot = np.where(ahead, ((t - t0) // step).astype(int), -1)
-    widths: list[float] = []
-    cover: list[float] = []  # share of the slice's width its ink covers (two arms: little)
-    for i in range(int(slot.max()) + 1):
-        a = across[slot == i]
-        widths.append(float(a.max() - a.min()) + 1.0 if a.size else 0.0)
-        cells = np.unique(np.floor(a - a.min()).astype(int)) if a.size else a
-        cover.append(cells.size / widths[-1] if a.size else 0.0)
-    head_len = max(3, int(1.2 * hl / step) + 1)
-    first = int(np.argmax(widths[:2]))  # a few stray anti-aliased pixels may come first
-    near = widths[first]
-    steps = widths[first : first + REMNANT_STEADY_SLICES + 1]
-    # hollow (an outline's two arms), or a tip in the node's own fill that narrows slice
-    # after slice (a tee head drops to the shaft at once; heads meeting at one point narrow
-    # too, but in the line's colour)
-    hollow = cover[first] < REMNANT_MAX_COVER
-    steady = (
-        len(steps) == REMNANT_STEADY_SLICES + 1
-        and all(a > b for a, b in pairwise(steps))
-        and float(own_fill[slot == first].mean()) >= REMNANT_MIN_FILL_FRAC
-    )
-    if (
-        len(widths) < 3
-        or near < REMNANT_NEAR_FRAC * max(widths[:head_len])
-        or not (hollow or steady)
-        or min(widths) > REMNANT_FAR_FRAC * near
-    ):
-        return keep, point
-    narrow = max(3.0, 2.0 * width)
-    for i in range(first + 1, len(widths)):
-        # the apex: where the V has closed to a line, or stops narrowing (a head starts there)
-        if widths[i] <= narrow or (i + 1 < len(widths) and widths[i + 1] >= widths[i]):
-            apex = slot == i
-            if not apex.any():
-                break
-            # the head, if any, starts at the apex: look no further than a few head lengths
-            cut = (slot > i) & (t <= t0 + i * step + 3 * hl)
-            return cut, (point[0] + float(dx[apex].mean()), point[1] + float(dy[apex].mean()))
-    return np.zeros(xs.shape, bool), point
 
 
 def _lines_behind(xs: np.ndarray, ys: np.ndarray, point: tuple[float, float], width: float) -> int:

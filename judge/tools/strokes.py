@@ -231,6 +231,7 @@ class _Walker:
         at_nodes: frozenset[int] | set[int] = frozenset(),
     ) -> None:
         self.sk, self.alive, self.at_nodes = sk, alive, at_nodes
+        self.pairs: dict[int, dict[int, int] | None] = {}
         self.at_zone: dict[int, list[int]] = {z: [] for z in sk.centres}
         for i in sorted(alive):
             for z in sk.branches[i].zones:
@@ -246,8 +247,35 @@ class _Walker:
     def allowed(self, i: int, j: int, z: int) -> bool:
         if z in self.at_nodes:
             return False  # lines meeting right at a node (a fan out of it, arrows into it)
+        if z not in self.pairs:
+            self.pairs[z] = self._pairing(z)
+        pairing = self.pairs[z]
+        if pairing is not None:  # a crossing: each stroke goes on along its own way only
+            return pairing.get(i) == j
         limit = JUNCTION_MAX_TURN_DEG if len(self.at_zone[z]) <= 3 else CROSSING_MAX_TURN_DEG
         return _turn_deg(self.dirs.get((i, z)), self.dirs.get((j, z))) <= limit
+
+    def _pairing(self, z: int) -> dict[int, int] | None:
+        """At four branches meeting at ``z``: the pairing into two strokes that turns least,
+        when both go straight on (a crossing); else ``None``."""
+        m = self.at_zone.get(z, [])
+        if len(m) != 4:
+            return None
+        best: tuple[float, dict[int, int]] | None = None
+        a = m[0]
+        for b in m[1:]:
+            c, d = (x for x in m[1:] if x != b)
+            t = max(
+                _turn_deg(self.dirs.get((a, z)), self.dirs.get((b, z))),
+                _turn_deg(self.dirs.get((c, z)), self.dirs.get((d, z))),
+            )
+            if t <= CROSSING_MAX_TURN_DEG and (best is None or t < best[0]):
+                best = (t, {a: b, b: a, c: d, d: c})
+        return best[1] if best else None
+
+    def crossing(self, z: int) -> bool:
+        """Four branches meet at ``z`` and pair off into two strokes going straight on."""
+        return self._pairing(z) is not None
 
     def members(self, start: set[tuple[int, int]]) -> set[int]:
         """The branches a start set stands on (those of its zones included)."""
@@ -285,12 +313,12 @@ def stroke_joins(
     width: float,
     spur_px: float,
     radius: float,
-) -> set[frozenset[int]] | None:
+) -> tuple[set[frozenset[int]], bool] | None:
     """Pairs of ``boxes`` (nodes the component touches; (x, y, w, h) in the window frame) that
-    a stroke of the component joins. A stroke starts at a skeleton end or junction within
-    ``radius`` of a box (each belongs to the nearest box); a box no end of the component
-    reaches is only passed by, and joined to nothing. ``None`` when the skeleton gives no
-    usable answer (then every box is joined to every other, as before)."""
+    a stroke of the component joins, and whether two of its strokes cross. A stroke starts at a
+    skeleton end or junction within ``radius`` of a box (each belongs to the nearest box); a
+    box no end of the component reaches is only passed by, and joined to nothing. ``None`` when
+    the skeleton gives no usable answer (then every box is joined to every other, as before)."""
     sk = _skeleton(comp, width, spur_px, boxes)
     if sk is None:
         return None
@@ -300,7 +328,14 @@ def stroke_joins(
     at_node = {b for st in starts for b, _ in st if b >= 0}
     node_zones = {z for st in starts for b, z in st if b < 0}
     walk = _Walker(sk, _alive(sk, at_node, spur_px), width, node_zones)
+    crossings = {z for z in node_zones if walk.crossing(z)}
+    if crossings:  # two lines crossing near a node, not lines meeting at it
+        trimmed = [{(b, z) for b, z in st if not (b < 0 and z in crossings)} for st in starts]
+        if all(t or not st for t, st in zip(trimmed, starts, strict=True)):
+            starts, node_zones = trimmed, node_zones - crossings
+            walk = _Walker(sk, walk.alive, width, node_zones)
     mine = [walk.members(st) for st in starts]
+    crossed = any(walk.crossing(z) for z in sk.centres if z not in node_zones)
     joins: set[frozenset[int]] = set()
     for a, st in enumerate(starts):
         if not st:
@@ -309,4 +344,4 @@ def stroke_joins(
         for b in range(a + 1, len(starts)):
             if got & mine[b]:
                 joins.add(frozenset((a, b)))
-    return joins
+    return joins, crossed

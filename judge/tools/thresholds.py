@@ -165,7 +165,25 @@ fan, within this angle."""
 
 CROSSING_MAX_TURN_DEG = 45.0
 """At a junction of four or more branches (lines crossing) a stroke goes straight on: it may
-turn at most this much."""
+turn at most this much. Four branches that pair off this way are a crossing, each stroke going
+on into its straighter partner only, even next to a node."""
+
+OUTLINE_ONLY_MAX_PAST = 4.0
+"""A line component touching one node is that node's outline remnant (a diamond's cut tip) when
+past the V's apex it has at most this many squared line widths of ink: no line goes on."""
+
+OUTLINE_RIM_SLACK_PX = 2
+"""A node's outline is erased before lines are read up to this far (px) beyond its outline
+width outside the node's mask, where the pixels are its outline colour (or a blend with the
+background): the openings finding blobs shave a thick outline's outer edge where it curves
+most, and the sliver left joined the arrows on either side of the node."""
+
+CLOSING_FILL_MAX_WIDTHS_SQ = 4.0
+"""The dash closing also fills notches and angles within one piece of line ink. A filled
+region larger than this many squared line widths that joins no two pieces is not part of the
+line: the acute angles of a crossing, the wedge between lines fanning out of one point. It
+would blur them into a band or a head-thick wedge. Smaller fills stay (an anti-aliased head's
+notches)."""
 
 STROKE_SPUR_PER_KPX = 30.0
 """Terminal skeleton branches shorter than this (px per 1000 px) that reach no node are spurs

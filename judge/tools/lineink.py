@@ -1,0 +1,206 @@
+"""Line ink as the line reader sees it: nodes erased (with the outline slivers their masks
+miss), a closed line component reduced to its strokes as drawn, and what is left of a
+node's outline at a line's end (a diamond's cut tip) told from the line."""
+
+from __future__ import annotations
+
+import math
+from itertools import pairwise
+
+import cv2
+import numpy as np
+
+from judge.tools.nodes import Blob, erode, own_mask
+from judge.tools.thresholds import (
+    CLOSING_FILL_MAX_WIDTHS_SQ,
+    HEAD_LENGTH_WIDTHS,
+    INK_DIFF,
+    OUTLINE_ONLY_MAX_PAST,
+    OUTLINE_RIM_SLACK_PX,
+    REMNANT_FAR_FRAC,
+    REMNANT_MAX_COVER,
+    REMNANT_MIN_FILL_FRAC,
+    REMNANT_NEAR_FRAC,
+    REMNANT_STEADY_SLICES,
+)
+
+
+def node_erase(img: np.ndarray, blobs: list[Blob], ep: set[int], ink: np.ndarray) -> np.ndarray:
+    """What to erase of the nodes before lines are read: each endpoint's own mask and the
+    slivers of its outline the mask misses, each container's outline ring; grown by 2 px.
+    ``ink``: the image's line ink."""
+    erase: np.ndarray = np.zeros(img.shape[:2], np.uint8)
+    for i, b in enumerate(blobs):
+        x, y, w, h = b.box
+        m = b.mask.astype(np.uint8)
+        if i in ep:  # not a head or a stub the blob kept: the line is read up to the node
+            part = own_mask(img, b).astype(np.uint8)
+        else:  # a container: erase only its outline ring
+            s = int(max(2, b.stroke_px)) + 3
+            part = ((m > 0) & ~(erode(m, s) > 0)).astype(np.uint8)
+        erase[y : y + h, x : x + w] |= part
+        if i in ep:
+            _erase_outline_slivers(img, b, part, erase, ink)
+    out: np.ndarray = cv2.dilate(erase, np.ones((5, 5), np.uint8))
+    return out
+
+
+def _erase_outline_slivers(
+    img: np.ndarray, b: Blob, part: np.ndarray, erase: np.ndarray, ink: np.ndarray
+) -> None:
+    """Marks in ``erase`` (the image frame) the slivers of ``b``'s outline that its mask
+    ``part`` (in the box's frame) misses: the openings finding blobs shave a thick outline's
+    outer edge where it curves most (an ellipse's ends). Left, such a sliver joins the arrows
+    on either side of the node into one line. A sliver is a piece of ``ink`` lying wholly
+    within the outline's width plus ``OUTLINE_RIM_SLACK_PX`` of the mask, mostly in the
+    outline's colour or its blends with the background (anti-aliasing); a head touching the
+    node goes on into its shaft, so it is never one."""
+    if b.stroke_bgr is None:
+        return
+    grow = int(math.ceil(max(2.0, b.stroke_px))) + OUTLINE_RIM_SLACK_PX
+    x, y, w, h = b.box
+    X0, Y0 = max(0, x - grow - 1), max(0, y - grow - 1)
+    X1, Y1 = min(img.shape[1], x + w + grow + 1), min(img.shape[0], y + h + grow + 1)
+    mine = np.zeros((Y1 - Y0, X1 - X0), np.uint8)
+    mine[y - Y0 : y - Y0 + h, x - X0 : x - X0 + w] = part
+    disk = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * grow + 1, 2 * grow + 1))
+    near = cv2.dilate(mine, disk) > 0
+    loose = ((ink[Y0:Y1, X0:X1] > 0) & (mine == 0)).astype(np.uint8)
+    n, lab = cv2.connectedComponents(loose, connectivity=8)
+    if n <= 1:
+        return
+    beyond = np.unique(lab[~near])  # pieces reaching past the rim: lines, heads, text
+    sub = img[Y0:Y1, X0:X1].astype(np.float32)
+    colour = np.asarray(b.stroke_bgr, np.float32)
+    seg = np.asarray(b.background_bgr, np.float32) - colour
+    for c in set(range(1, n)) - {int(v) for v in beyond}:
+        sel = lab == c
+        px = sub[sel]
+        t = np.clip(((px - colour) @ seg) / max(1.0, float(seg @ seg)), 0.0, 1.0)
+        off = np.abs(px - (colour + t[:, None] * seg)).max(axis=1)
+        if float((off <= INK_DIFF).mean()) >= 0.5:
+            erase[Y0:Y1, X0:X1][sel] = 1
+
+
+def own_ink(closed: np.ndarray, ink: np.ndarray) -> np.ndarray:
+    """A line component as drawn: its ink plus the closing's fill that joins two pieces of
+    ink (a dash gap, a break) or is small (an anti-aliased head's notches). Larger fill within
+    one piece (the acute angles of a crossing, the wedge between lines fanning out of one
+    point) is dropped: ``CLOSING_FILL_MAX_WIDTHS_SQ``."""
+    own = closed & ink
+    n_add, alab, stats, _ = cv2.connectedComponentsWithStats(
+        (closed & ~ink).astype(np.uint8), connectivity=8
+    )
+    if n_add <= 1:
+        return closed.astype(np.uint8)
+    dt = cv2.distanceTransform(closed.astype(np.uint8), cv2.DIST_L2, 3)
+    ridge = (dt > 0) & (dt >= cv2.dilate(dt, np.ones((3, 3), np.uint8)))
+    width = 2.0 * float(np.median(dt[ridge])) if ridge.any() else 1.0
+    _, plab = cv2.connectedComponents(own.astype(np.uint8), connectivity=8)
+    k = np.ones((3, 3), np.uint8)
+    hi = cv2.dilate(plab.astype(np.float32), k)  # the largest piece label next to a pixel
+    lo = cv2.erode(np.where(plab > 0, plab, np.inf).astype(np.float32), k)  # the smallest
+    fill = alab > 0
+    seen_hi = np.zeros(n_add)
+    np.maximum.at(seen_hi, alab[fill], hi[fill])
+    seen_lo = np.full(n_add, np.inf)
+    np.minimum.at(seen_lo, alab[fill], lo[fill])
+    keep = (np.isfinite(seen_lo) & (seen_hi > seen_lo)) | (
+        stats[:, cv2.CC_STAT_AREA] <= CLOSING_FILL_MAX_WIDTHS_SQ * width**2
+    )
+    keep[0] = False
+    out: np.ndarray = (own | keep[alab]).astype(np.uint8)
+    return out
+
+
+def all_outline(
+    img: np.ndarray,
+    b: Blob,
+    xs: np.ndarray,
+    ys: np.ndarray,
+    point: tuple[float, float],
+    wd: float,
+    X0: int,
+    Y0: int,
+) -> bool:
+    """Whether the whole line component (window pixels ``xs``, ``ys``; the window starts at
+    ``X0``, ``Y0``) touching node ``b`` at ``point`` is what is left of that node's outline:
+    a V opening toward it that closes with no line going on past its apex (a diamond's tip cut
+    by the body opening, aimed at a neighbour across the gap). A line leaving the tip goes on
+    past it (dev10)."""
+    bx, by, bw, bh = b.box
+    out_dir = (point[0] + X0 - (bx + bw / 2), point[1] + Y0 - (by + bh / 2))
+    own = img[ys + Y0, xs + X0].astype(np.int16) - np.asarray(b.interior_bgr, np.int16)
+    keep, _end = skip_remnant(xs, ys, point, wd, out_dir, np.abs(own).max(axis=1) <= INK_DIFF)
+    return keep.size > 0 and int(keep.sum()) <= OUTLINE_ONLY_MAX_PAST * wd * wd
+
+
+def skip_remnant(
+    xs: np.ndarray,
+    ys: np.ndarray,
+    point: tuple[float, float],
+    width: float,
+    outward: tuple[float, float],
+    own_fill: np.ndarray,
+) -> tuple[np.ndarray, tuple[float, float]]:
+    """The pixels (a mask over ``xs``) and the end point a head is measured on, past what is
+    left of the node's own outline at a line's end: a V opening toward the node (a diamond's or
+    a cut ellipse's tip), widest in the slice nearest the node, hollow there, narrowing away
+    from it (thresholds ``REMNANT_*``). A head may sit at the V's apex, within three head
+    lengths of it; a V that never narrows to a line is all remnant (an empty mask). No
+    remnant: every pixel, the same point. The V is symmetric about the ray from the node's
+    centre through ``point`` (``outward``): it is measured across that ray, not across the
+    line's own direction, which the V's arms would tilt."""
+    keep = np.ones(xs.shape, bool)
+    n = float(np.hypot(*outward))
+    if n < 1e-6 or xs.size < 4:
+        return keep, point
+    ax, ay = outward[0] / n, outward[1] / n
+    hl = max(6.0, HEAD_LENGTH_WIDTHS * width)
+    dx, dy = xs - point[0], ys - point[1]
+    t = dx * ax + dy * ay
+    across = dx * -ay + dy * ax
+    ahead = t >= -2.0
+    if ahead.sum() < 4:
+        return keep, point
+    step = max(2.0, width)
+    t0 = float(t[ahead].min())
+    slot = np.where(ahead, ((t - t0) // step).astype(int), -1)
+    widths: list[float] = []
+    cover: list[float] = []  # share of the slice's width its ink covers (two arms: little)
+    for i in range(int(slot.max()) + 1):
+        a = across[slot == i]
+        widths.append(float(a.max() - a.min()) + 1.0 if a.size else 0.0)
+        cells = np.unique(np.floor(a - a.min()).astype(int)) if a.size else a
+        cover.append(cells.size / widths[-1] if a.size else 0.0)
+    head_len = max(3, int(1.2 * hl / step) + 1)
+    first = int(np.argmax(widths[:2]))  # a few stray anti-aliased pixels may come first
+    near = widths[first]
+    steps = widths[first : first + REMNANT_STEADY_SLICES + 1]
+    # hollow (an outline's two arms), or a tip in the node's own fill that narrows slice
+    # after slice (a tee head drops to the shaft at once; heads meeting at one point narrow
+    # too, but in the line's colour)
+    hollow = cover[first] < REMNANT_MAX_COVER
+    steady = (
+        len(steps) == REMNANT_STEADY_SLICES + 1
+        and all(a > b for a, b in pairwise(steps))
+        and float(own_fill[slot == first].mean()) >= REMNANT_MIN_FILL_FRAC
+    )
+    if (
+        len(widths) < 3
+        or near < REMNANT_NEAR_FRAC * max(widths[:head_len])
+        or not (hollow or steady)
+        or min(widths) > REMNANT_FAR_FRAC * near
+    ):
+        return keep, point
+    narrow = max(3.0, 2.0 * width)
+    for i in range(first + 1, len(widths)):
+        # the apex: where the V has closed to a line, or stops narrowing (a head starts there)
+        if widths[i] <= narrow or (i + 1 < len(widths) and widths[i + 1] >= widths[i]):
+            apex = slot == i
+            if not apex.any():
+                break
+            # the head, if any, starts at the apex: look no further than a few head lengths
+            cut = (slot > i) & (t <= t0 + i * step + 3 * hl)
+            return cut, (point[0] + float(dx[apex].mean()), point[1] + float(dy[apex].mean()))
+    return np.zeros(xs.shape, bool), point
