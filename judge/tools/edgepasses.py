@@ -109,7 +109,7 @@ def edge_tree_pass(r: Readings, found: list[Discrepancy]) -> list[Judged]:
                 # follow), unless it is the deck's line from the source running across the
                 # node, or one running past it that the render reads with no head there
             moved = _new_targets(r, tree_e, ref_e, inv_tree, s, ts)
-            if any(x in inv_tree and _ref_strokes_entangled(r, s, d, inv_tree[x]) for x in moved):
+            if any(x in inv_tree and ref_strokes_entangled(r, s, d, inv_tree[x]) for x in moved):
                 continue  # the reference line read as s -> d crosses the one to the deck's new
                 # target, and the reader paired that target's stroke with s or d: it may have
                 # paired the crossing's strokes wrongly
@@ -225,16 +225,18 @@ def _ref_line_touches(r: Readings, a: str, b: str, x: str) -> bool:
     )
 
 
-def _ref_strokes_entangled(r: Readings, a: str, b: str, x: str) -> bool:
-    """Whether a reference line component read as joining ``a`` and ``b`` also touches ``x``
-    and pairs ``x``'s stroke with ``a``'s or ``b``'s (``LineComp.joins``): a crossing whose
-    strokes the reader may have paired wrongly (seed-5151 matplotlib figure 9)."""
+def ref_strokes_entangled(r: Readings, a: str, b: str, x: str) -> bool:
+    """Whether a reference line component read as joining ``a`` and ``b`` has a crossing,
+    also touches ``x`` and pairs ``x``'s stroke with ``a``'s or ``b``'s (``LineComp.joins``):
+    a crossing whose strokes the reader may have paired wrongly (seed-5151 matplotlib
+    figure 9)."""
     places = {e.source for e in r.ref.edges if {e.src, e.dst} == {a, b}}
     ba, bb, bx = _blob_of(r.ref, a), _blob_of(r.ref, b), _blob_of(r.ref, x)
     if bx is None:
         return False
     return any(
         f"line@{ln.box[0]},{ln.box[1]}" in places
+        and ln.crossed  # a merge into one node pairs its strokes rightly (Graphviz seed 1234)
         and any(c.node == bx for c in ln.contacts)
         and any(e is not None and ln.joined(bx, e) for e in (ba, bb))
         for ln in r.ref_lines

@@ -130,6 +130,12 @@ class Corpus:
                     break
         return frozenset(out)
 
+    def has_whole(self, label: str) -> bool:
+        """Some text of the corpus as a whole reads like ``label`` (within
+        ``PRESENT_MAX_DISTANCE``): not a substring, not words gathered from several texts."""
+        me = compact(label)
+        return bool(me) and any(_whole_distance(me, t) <= PRESENT_MAX_DISTANCE for t in self.texts)
+
     def has(self, label: str, owned: frozenset[str] = frozenset()) -> bool:
         return self.distance(label, owned) <= PRESENT_MAX_DISTANCE
 

@@ -508,6 +508,9 @@ class Discrepancy:
     key: str
     """Label-based key, comparable across candidate readings."""
     confident: bool
+    ref_nodes: tuple[str, ...] = ()
+    """Reference node ids it is about, where known: a rewire's source, old target and new
+    target (the node the candidate's line reaches, as the reference reads it)."""
 
 
 def _q(label: str) -> str:
@@ -642,6 +645,7 @@ def compare_graphs(ref: Graph, cand: Graph) -> tuple[Match, list[Discrepancy]]:
                     # a line leaving the source for another node is a rewire whatever way the
                     # old one pointed, once the old line surely joined the two
                     e.direction == "high" or e.simple,
+                    (s, d, inv[partner[1]]) if partner[1] in inv else (s, d),
                 )
             )
         else:
@@ -675,4 +679,7 @@ def compare_graphs(ref: Graph, cand: Graph) -> tuple[Match, list[Discrepancy]]:
 
 
 def discrepancy_dict(d: Discrepancy) -> dict[str, Any]:
-    return asdict(d)
+    """The discrepancy as tools report it (node ids are the reading's own: left out)."""
+    out = asdict(d)
+    out.pop("ref_nodes")
+    return out

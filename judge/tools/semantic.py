@@ -24,7 +24,12 @@ from typing import Any
 import numpy as np
 
 from judge.tools.base import Tool, ToolContext, ToolOutput, memo
-from judge.tools.edgepasses import edge_tree_pass, head_probe_pass, rewire_pass
+from judge.tools.edgepasses import (
+    edge_tree_pass,
+    head_probe_pass,
+    ref_strokes_entangled,
+    rewire_pass,
+)
 from judge.tools.evidence import Corpus, compact
 from judge.tools.graphread import (
     Discrepancy,
@@ -327,9 +332,15 @@ def _judge_changed(r: Readings, d: Discrepancy, n: GNode, c: GNode) -> Judged:
         checks.append(f'the reference shows "{c.label}" too')
     ok = absent and not new_in_ref and min(n.confidence, c.confidence) >= OCR_CONFIDENT
     conf = min(n.confidence, c.confidence)
-    if absent and new_in_ref and n.confidence >= OCR_CONFIDENT and _long_enough(n.label, checks):
-        # the render's text at that place is another reference text (the matching paired the
-        # node with a neighbour): the node itself is what the candidate lacks
+    # the render's text at that place is another reference text, a whole one away from this
+    # node (the matching paired the node with a neighbour): the node itself is what the
+    # candidate lacks. Words of it scattered over the figure, or this node's own text read
+    # differently, are not another text.
+    elsewhere = Corpus.of(
+        [m.label for m in r.ref.nodes if m.id != n.id]
+        + [ln.text for ln in r.ref_ocr if not inside_box(ln.centre, n.box)]
+    ).has_whole(c.label)
+    if absent and elsewhere and n.confidence >= OCR_CONFIDENT and _long_enough(n.label, checks):
         gone = Discrepancy(
             "missing_node",
             d.target,
@@ -389,6 +400,13 @@ def _judge_edge(r: Readings, d: Discrepancy) -> Judged:
         # alone, never proof: readers miss lines (curves, buses, lines through edge labels)
         checks.append("a missing or extra line alone is not confirmed")
         return Judged(d, False, 0.5 if agrees and d.confident else 0.2, checks)
+    if agrees and d.kind == "rewired_edge" and len(d.ref_nodes) == 3:
+        s, t, x = d.ref_nodes
+        if ref_strokes_entangled(r, s, t, x):
+            # the reference line read as s -> t also touches the new target and pairs its
+            # stroke with one of them: a crossing the reader may have paired wrongly
+            checks.append("the reference line it rests on also reaches the new target")
+            agrees = False
     ok = agrees and d.confident
     return Judged(d, ok, (0.9 if ok else 0.3) if d.confident else 0.2, checks)
 
