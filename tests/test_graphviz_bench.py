@@ -156,3 +156,28 @@ def test_lines_the_reference_reading_paired_wrongly_are_not_a_rewired_edge(
     ctx = rendered_case(render_pool, tmp_path, "gv3", png, deck)
     confirmed = [d for d in semantic_comparison(ctx)["discrepancies"] if d["confirmed"]]
     assert confirmed == [], confirmed
+
+
+@needs_dot
+@pytest.mark.slow
+def test_a_line_moved_off_a_merge_is_still_rewired(render_pool: RenderPool, tmp_path: Path) -> None:
+    """Our Graphviz benchmark's figure 2: "Sampler" -> "Gradient" and "Projector" ->
+    "Gradient" merge into one line component at "Gradient". The deck moving the first line's
+    head to "Projector" is a wrong endpoint; the guard against crossings paired wrongly (the
+    reference line also reaches the new target) must not excuse it, as the component has no
+    crossing."""
+    from generation.gvbench.layout import draw
+    from generation.realfig.deck import CONSTRUCTIONS, build_deck
+    from judge.tools.semantic import semantic_comparison
+    from tests.judge_helpers import rendered_case
+
+    spec = make_spec(task_id_for(1234, 2), 2, 1234)
+    drawn = draw(spec)
+    png = tmp_path / "gv2.png"
+    png.write_bytes(drawn.png)
+    built = VARIANTS["wrong_endpoint"].make(drawn.fig, CONSTRUCTIONS[0])
+    deck = tmp_path / "gv2.pptx"
+    deck.write_bytes(build_deck(built.fig, built.construction, frozenset()))
+    ctx = rendered_case(render_pool, tmp_path, "gv2", png, deck)
+    kinds = {d["kind"] for d in semantic_comparison(ctx)["discrepancies"] if d["confirmed"]}
+    assert "rewired_edge" in kinds, kinds

@@ -250,3 +250,28 @@ def test_text_too_small_to_read_in_a_400_px_figure_is_no_added_node(
     found = semantic_comparison(ctx)["discrepancies"]
     assert [d["target"] for d in found if d["confirmed"]] == []
     assert any("too small to read" in " ".join(d["checks"] or []) for d in found)
+
+
+@needs_figures
+@pytest.mark.slow
+def test_a_label_ocr_garbles_at_400_px_is_not_another_nodes_text(
+    render_pool: RenderPool, tmp_path: Path
+) -> None:
+    """dev15 at 400 px: OCR reads the box "Input data" as "imput dasa". The render shows
+    "Input data" there, and words of it occur elsewhere in the reference ("set_input"), so
+    the changed label was taken for another reference text standing in for a missing node,
+    and every faithful deck failed. Only a whole reference text away from the node (another
+    node's label, an OCR line outside its box) makes that case."""
+    from judge.tools.semantic import semantic_comparison
+    from tests.judge_helpers import rendered_case
+
+    fig = next(f for f in SPECS if f.id == "dev15")
+    drawn = look("tiny")
+    ref = tmp_path / "reference.png"
+    ref.write_bytes(drawn.reference((FIGURES / "dev15" / "reference.png").read_bytes()))
+    faithful = tmp_path / "faithful.pptx"
+    deck = build_deck(fig, "shapes")
+    faithful.write_bytes(drawn.deck(deck) if drawn.deck is not None else deck)
+    ctx = rendered_case(render_pool, tmp_path, "faithful", ref, faithful)
+    found = semantic_comparison(ctx)["discrepancies"]
+    assert [d["target"] for d in found if d["confirmed"]] == []
