@@ -495,3 +495,21 @@ def test_a_crossing_paired_wrongly_is_no_rewire(render_pool: RenderPool, tmp_pat
     ctx = rendered_case(render_pool, tmp_path, deck.stem, png, deck)
     found = semantic_comparison(ctx)["discrepancies"]
     assert not [d["target"] for d in found if d["confirmed"]]
+
+
+@pytest.mark.slow
+def test_a_rewire_the_tree_and_the_render_lead_apart_is_not_confirmed(
+    render_pool: RenderPool, tmp_path: Path
+) -> None:
+    """Seed 5151, figure 9, nodes moved (``layout_shift``): the reference reading pairs a
+    crossing's strokes as "Mask" -> "Scheduler"; the render reading of the moved layout leads
+    the line to "Router", the object tree to "Planner". Both lack the reference's edge, and a
+    rewire was confirmed; but readings that disagree on where the line goes point at the
+    reference's reading being the wrong one."""
+    from judge.tools.semantic import semantic_comparison
+    from tests.judge_helpers import rendered_case
+
+    png, (deck,) = _benchmark_decks(9, tmp_path, ["layout_shift"], seed=5151)
+    ctx = rendered_case(render_pool, tmp_path, deck.stem, png, deck)
+    found = semantic_comparison(ctx)["discrepancies"]
+    assert not [d["target"] for d in found if d["confirmed"]]

@@ -47,6 +47,9 @@ class Readings:
     ref_lines: list[LineComp] = field(default_factory=list)
     ren_lines: list[LineComp] = field(default_factory=list)
     """The line components each raster reading came from (their contacts carry the heads)."""
+    tree_moves: dict[str, str] = field(default_factory=dict)
+    """Per rewired-edge key of the reference-to-tree comparison, the reference node the deck's
+    line reaches instead."""
     ref_img: np.ndarray | None = None
     """The reference image (BGR, reading frame), to read again where a check needs a closer
     look."""
@@ -77,10 +80,11 @@ def readings(ctx: ToolContext) -> Readings:
     m_ren, _ = compare_readings(ref, ren)
     tree_ok = tree is not None and len(tree.nodes) >= 2
     ref_ocr, ren_ocr = ocr_full(ctx, "reference"), ocr_full(ctx, "candidate")
-    m_tree, tree_kinds = None, []
+    m_tree, tree_kinds, tree_moves = None, [], {}
     if tree_ok and tree is not None:
         m_tree, d_tree = compare_readings(ref, tree)
         tree_kinds = [(d.kind, d.key) for d in d_tree]
+        tree_moves = {d.key: d.ref_nodes[2] for d in d_tree if len(d.ref_nodes) == 3}
     return Readings(
         ref=ref,
         ren=ren,
@@ -95,6 +99,7 @@ def readings(ctx: ToolContext) -> Readings:
         ren_text=Corpus.of(ln.text for ln in ren_ocr),
         tree_text=Corpus.of(_tree_texts(ctx)) if tree_ok else None,
         tree_kinds=tree_kinds,
+        tree_moves=tree_moves,
         ref_lines=lines_cached(ctx, "reference"),
         ren_lines=lines_cached(ctx, "candidate"),
         ref_img=ctx.image("reference"),

@@ -402,10 +402,16 @@ def _judge_edge(r: Readings, d: Discrepancy) -> Judged:
         return Judged(d, False, 0.5 if agrees and d.confident else 0.2, checks)
     if agrees and d.kind == "rewired_edge" and len(d.ref_nodes) == 3:
         s, t, x = d.ref_nodes
+        moved = r.tree_moves.get(d.key)
         if ref_strokes_entangled(r, s, t, x):
             # the reference line read as s -> t also touches the new target and pairs its
             # stroke with one of them: a crossing the reader may have paired wrongly
             checks.append("the reference line it rests on also reaches the new target")
+            agrees = False
+        elif moved is not None and moved != x:
+            # the render and the deck lead the line to different nodes: one of the readings
+            # (most likely the reference's, which both differ from) is wrong
+            checks.append("the object tree leads it to another node than the render does")
             agrees = False
     ok = agrees and d.confident
     return Judged(d, ok, (0.9 if ok else 0.3) if d.confident else 0.2, checks)
