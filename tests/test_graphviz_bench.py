@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import shutil
 from pathlib import Path
+from typing import Any
 
 import pytest
 from PIL import Image
@@ -131,6 +132,28 @@ def test_benchmark_layout_labels_and_decks_follow_graphviz(tmp_path: Path) -> No
         assert (again / rel).read_bytes() == (out / rel).read_bytes(), rel
 
 
+def _judged_variant(
+    render_pool: RenderPool, tmp_path: Path, index: int, variant: str
+) -> list[dict[str, Any]]:
+    """The semantic comparison's discrepancies for figure ``index`` (seed 1234) of our
+    Graphviz benchmark against its ``variant`` deck, built as the benchmark builds it and
+    rendered."""
+    from generation.gvbench.layout import draw
+    from generation.realfig.deck import CONSTRUCTIONS, build_deck
+    from judge.tools.semantic import semantic_comparison
+    from tests.judge_helpers import rendered_case
+
+    drawn = draw(make_spec(task_id_for(1234, index), index, 1234))
+    png = tmp_path / f"gv{index}.png"
+    png.write_bytes(drawn.png)
+    built = VARIANTS[variant].make(drawn.fig, CONSTRUCTIONS[index % 2])
+    deck = tmp_path / f"gv{index}.pptx"
+    deck.write_bytes(build_deck(built.fig, built.construction, frozenset()))
+    ctx = rendered_case(render_pool, tmp_path, f"gv{index}", png, deck)
+    found: list[dict[str, Any]] = semantic_comparison(ctx)["discrepancies"]
+    return found
+
+
 @needs_dot
 @pytest.mark.slow
 def test_lines_the_reference_reading_paired_wrongly_are_not_a_rewired_edge(
@@ -141,20 +164,8 @@ def test_lines_the_reference_reading_paired_wrongly_are_not_a_rewired_edge(
     "Tracker" and "Splitter" with no sure direction. The faithful deck and its render join
     "Splitter" to "Projector", which the reference reading never does: still no rewired edge,
     because a reference line touching "Splitter" alone may be the deck's line."""
-    from generation.gvbench.layout import draw
-    from generation.realfig.deck import CONSTRUCTIONS, build_deck
-    from judge.tools.semantic import semantic_comparison
-    from tests.judge_helpers import rendered_case
-
-    spec = make_spec(task_id_for(1234, 3), 3, 1234)
-    drawn = draw(spec)
-    png = tmp_path / "gv3.png"
-    png.write_bytes(drawn.png)
-    built = VARIANTS["faithful_shapes"].make(drawn.fig, CONSTRUCTIONS[1])
-    deck = tmp_path / "gv3.pptx"
-    deck.write_bytes(build_deck(built.fig, built.construction, frozenset()))
-    ctx = rendered_case(render_pool, tmp_path, "gv3", png, deck)
-    confirmed = [d for d in semantic_comparison(ctx)["discrepancies"] if d["confirmed"]]
+    found = _judged_variant(render_pool, tmp_path, 3, "faithful_shapes")
+    confirmed = [d for d in found if d["confirmed"]]
     assert confirmed == [], confirmed
 
 
@@ -166,18 +177,6 @@ def test_a_line_moved_off_a_merge_is_still_rewired(render_pool: RenderPool, tmp_
     head to "Projector" is a wrong endpoint; the guard against crossings paired wrongly (the
     reference line also reaches the new target) must not excuse it, as the component has no
     crossing."""
-    from generation.gvbench.layout import draw
-    from generation.realfig.deck import CONSTRUCTIONS, build_deck
-    from judge.tools.semantic import semantic_comparison
-    from tests.judge_helpers import rendered_case
-
-    spec = make_spec(task_id_for(1234, 2), 2, 1234)
-    drawn = draw(spec)
-    png = tmp_path / "gv2.png"
-    png.write_bytes(drawn.png)
-    built = VARIANTS["wrong_endpoint"].make(drawn.fig, CONSTRUCTIONS[0])
-    deck = tmp_path / "gv2.pptx"
-    deck.write_bytes(build_deck(built.fig, built.construction, frozenset()))
-    ctx = rendered_case(render_pool, tmp_path, "gv2", png, deck)
-    kinds = {d["kind"] for d in semantic_comparison(ctx)["discrepancies"] if d["confirmed"]}
+    found = _judged_variant(render_pool, tmp_path, 2, "wrong_endpoint")
+    kinds = {d["kind"] for d in found if d["confirmed"]}
     assert "rewired_edge" in kinds, kinds

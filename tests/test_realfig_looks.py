@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import colorsys
 from pathlib import Path
+from typing import Any
 
 import cv2
 import numpy as np
@@ -227,6 +228,26 @@ def test_long_labels_read_with_slips_in_a_small_dark_figure_are_still_there(
     assert "missing_node" in kinds, kinds
 
 
+def _tiny_faithful_discrepancies(
+    render_pool: RenderPool, tmp_path: Path, fig_id: str
+) -> list[dict[str, Any]]:
+    """The semantic comparison's discrepancies for a real figure at 400 px (``--look tiny``)
+    against its faithful plain-shapes deck, rendered."""
+    from judge.tools.semantic import semantic_comparison
+    from tests.judge_helpers import rendered_case
+
+    fig = next(f for f in SPECS if f.id == fig_id)
+    drawn = look("tiny")
+    ref = tmp_path / "reference.png"
+    ref.write_bytes(drawn.reference((FIGURES / fig_id / "reference.png").read_bytes()))
+    faithful = tmp_path / "faithful.pptx"
+    deck = build_deck(fig, "shapes")
+    faithful.write_bytes(drawn.deck(deck) if drawn.deck is not None else deck)
+    ctx = rendered_case(render_pool, tmp_path, "faithful", ref, faithful)
+    found: list[dict[str, Any]] = semantic_comparison(ctx)["discrepancies"]
+    return found
+
+
 @needs_figures
 @pytest.mark.slow
 def test_text_too_small_to_read_in_a_400_px_figure_is_no_added_node(
@@ -236,18 +257,7 @@ def test_text_too_small_to_read_in_a_400_px_figure_is_no_added_node(
     even enlarged, so every deck shape's text was "shown nowhere" in the reference and four
     extra nodes were confirmed against the faithful deck. Absence of text too small to read is
     no evidence (``LEGIBLE_INK_MIN_PX``): the faithful deck has no confirmed discrepancy."""
-    from judge.tools.semantic import semantic_comparison
-    from tests.judge_helpers import rendered_case
-
-    fig = next(f for f in SPECS if f.id == "dev06")
-    drawn = look("tiny")
-    ref = tmp_path / "reference.png"
-    ref.write_bytes(drawn.reference((FIGURES / "dev06" / "reference.png").read_bytes()))
-    faithful = tmp_path / "faithful.pptx"
-    deck = build_deck(fig, "shapes")
-    faithful.write_bytes(drawn.deck(deck) if drawn.deck is not None else deck)
-    ctx = rendered_case(render_pool, tmp_path, "faithful", ref, faithful)
-    found = semantic_comparison(ctx)["discrepancies"]
+    found = _tiny_faithful_discrepancies(render_pool, tmp_path, "dev06")
     assert [d["target"] for d in found if d["confirmed"]] == []
     assert any("too small to read" in " ".join(d["checks"] or []) for d in found)
 
@@ -262,16 +272,5 @@ def test_a_label_ocr_garbles_at_400_px_is_not_another_nodes_text(
     the changed label was taken for another reference text standing in for a missing node,
     and every faithful deck failed. Only a whole reference text away from the node (another
     node's label, an OCR line outside its box) makes that case."""
-    from judge.tools.semantic import semantic_comparison
-    from tests.judge_helpers import rendered_case
-
-    fig = next(f for f in SPECS if f.id == "dev15")
-    drawn = look("tiny")
-    ref = tmp_path / "reference.png"
-    ref.write_bytes(drawn.reference((FIGURES / "dev15" / "reference.png").read_bytes()))
-    faithful = tmp_path / "faithful.pptx"
-    deck = build_deck(fig, "shapes")
-    faithful.write_bytes(drawn.deck(deck) if drawn.deck is not None else deck)
-    ctx = rendered_case(render_pool, tmp_path, "faithful", ref, faithful)
-    found = semantic_comparison(ctx)["discrepancies"]
+    found = _tiny_faithful_discrepancies(render_pool, tmp_path, "dev15")
     assert [d["target"] for d in found if d["confirmed"]] == []
