@@ -359,7 +359,7 @@ def detect_lines(
             idx = [node for node, _, _ in touches]
             line.joins = {frozenset((idx[a], idx[b])) for a, b in map(tuple, joins)}
             _unhead_fan_hub(line)
-        if outline_only and len(touched) < 2:
+        if outline_only:
             continue  # what the node's erasing left of its outline (a diamond's cut tip), no line
         out.append(line)
     return out

@@ -17,6 +17,7 @@ from judge.tools.thresholds import (
     INK_DIFF,
     OUTLINE_ONLY_MAX_PAST,
     OUTLINE_RIM_SLACK_PX,
+    OUTLINE_SLIVER_MIN_COLOUR_FRAC,
     REMNANT_FAR_FRAC,
     REMNANT_MAX_COVER,
     REMNANT_MIN_FILL_FRAC,
@@ -52,9 +53,10 @@ def _erase_outline_slivers(
     ``part`` (in the box's frame) misses: the openings finding blobs shave a thick outline's
     outer edge where it curves most (an ellipse's ends). Left, such a sliver joins the arrows
     on either side of the node into one line. A sliver is a piece of ``ink`` lying wholly
-    within the outline's width plus ``OUTLINE_RIM_SLACK_PX`` of the mask, mostly in the
-    outline's colour or its blends with the background (anti-aliasing); a head touching the
-    node goes on into its shaft, so it is never one."""
+    within the outline's width plus ``OUTLINE_RIM_SLACK_PX`` of the mask, mostly
+    (``OUTLINE_SLIVER_MIN_COLOUR_FRAC``) in the outline's colour or its blends with the
+    background (anti-aliasing); a head touching the node goes on into its shaft, so it is
+    never one."""
     if b.stroke_bgr is None:
         return
     grow = int(math.ceil(max(2.0, b.stroke_px))) + OUTLINE_RIM_SLACK_PX
@@ -78,7 +80,7 @@ def _erase_outline_slivers(
         px = sub[sel]
         t = np.clip(((px - colour) @ seg) / max(1.0, float(seg @ seg)), 0.0, 1.0)
         off = np.abs(px - (colour + t[:, None] * seg)).max(axis=1)
-        if float((off <= INK_DIFF).mean()) >= 0.5:
+        if float((off <= INK_DIFF).mean()) >= OUTLINE_SLIVER_MIN_COLOUR_FRAC:
             erase[Y0:Y1, X0:X1][sel] = 1
 
 

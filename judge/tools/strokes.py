@@ -247,9 +247,7 @@ class _Walker:
     def allowed(self, i: int, j: int, z: int) -> bool:
         if z in self.at_nodes:
             return False  # lines meeting right at a node (a fan out of it, arrows into it)
-        if z not in self.pairs:
-            self.pairs[z] = self._pairing(z)
-        pairing = self.pairs[z]
+        pairing = self._pairing(z)
         if pairing is not None:  # a crossing: each stroke goes on along its own way only
             return pairing.get(i) == j
         limit = JUNCTION_MAX_TURN_DEG if len(self.at_zone[z]) <= 3 else CROSSING_MAX_TURN_DEG
@@ -257,7 +255,12 @@ class _Walker:
 
     def _pairing(self, z: int) -> dict[int, int] | None:
         """At four branches meeting at ``z``: the pairing into two strokes that turns least,
-        when both go straight on (a crossing); else ``None``."""
+        when both go straight on (a crossing); else ``None``. Worked out once per zone."""
+        if z not in self.pairs:
+            self.pairs[z] = self._pair_off(z)
+        return self.pairs[z]
+
+    def _pair_off(self, z: int) -> dict[int, int] | None:
         m = self.at_zone.get(z, [])
         if len(m) != 4:
             return None

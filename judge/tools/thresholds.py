@@ -178,6 +178,10 @@ width outside the node's mask, where the pixels are its outline colour (or a ble
 background): the openings finding blobs shave a thick outline's outer edge where it curves
 most, and the sliver left joined the arrows on either side of the node."""
 
+OUTLINE_SLIVER_MIN_COLOUR_FRAC = 0.5
+"""... and when at least this share of the piece's pixels is the outline's colour or a blend of
+it with the background."""
+
 CLOSING_FILL_MAX_WIDTHS_SQ = 4.0
 """The dash closing also fills notches and angles within one piece of line ink. A filled
 region larger than this many squared line widths that joins no two pieces is not part of the
