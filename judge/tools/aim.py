@@ -26,6 +26,7 @@ from judge.tools.thresholds import (
     DASH_RING_MIN_FRAC,
     DASH_RING_MIN_PIECES,
     HEAD_MIN_EXTRA_PX,
+    HEADED_PIECE_MIN_CLOSINGS,
     HOLE_FILL_MIN_EXTENT,
     MIN_NODE_SIDE_PER_KPX,
     scaled_px,
@@ -166,22 +167,27 @@ def dash_closing(ink: np.ndarray, dk: int) -> np.ndarray:
     ``DASH_PIECE_MAX_CLOSINGS`` closings), when it carries a line on along its own way (a
     solid line broken by anti-aliasing or JPEG), or when fewer than two of the pieces it joins
     are head-thick there (``BRIDGE_HEAD_RATIO``): lines leaving one corner of a node stay
-    one fan, as the rest of the reader expects (dev14)."""
+    one fan, as the rest of the reader expects (dev14). A piece carrying a head is a line,
+    however short (``HEADED_PIECE_MIN_CLOSINGS``)."""
     closed = cv2.morphologyEx(ink, cv2.MORPH_CLOSE, np.ones((dk, dk), np.uint8))
     n, lab, stats, _ = cv2.connectedComponentsWithStats(ink, connectivity=8)
-    long_ = np.zeros(n, bool)
-    long_[1:] = np.maximum(stats[1:, 2], stats[1:, 3]) > DASH_PIECE_MAX_CLOSINGS * dk
-    if int(long_.sum()) < 2:
-        return closed
-    added = ((closed > 0) & (ink == 0)).astype(np.uint8)
-    nb, blab, bstats, _ = cv2.connectedComponentsWithStats(added, connectivity=8)
+    side = np.zeros(n, int)
+    side[1:] = np.maximum(stats[1:, 2], stats[1:, 3])
+    long_ = side > DASH_PIECE_MAX_CLOSINGS * dk
     dt = cv2.distanceTransform(ink, cv2.DIST_L2, 3)
     ridge = (dt > 0) & (dt >= cv2.dilate(dt, np.ones((3, 3), np.uint8)))
     shaft = np.ones(n)  # each piece's half line width: the median of its ridge
     rl, rv = lab[ridge], dt[ridge]
-    for p in np.flatnonzero(long_):
+    for p in np.flatnonzero(side >= HEADED_PIECE_MIN_CLOSINGS * dk):
         on = rv[rl == p]
         shaft[p] = float(np.median(on)) if on.size else 1.0
+        # a short fat arrow is no longer than a few dashes, but a dash carries no head
+        top = float(on.max()) if on.size else 0.0
+        long_[p] |= top >= max(BRIDGE_HEAD_RATIO * shaft[p], shaft[p] + HEAD_MIN_EXTRA_PX)
+    if int(long_.sum()) < 2:
+        return closed
+    added = ((closed > 0) & (ink == 0)).astype(np.uint8)
+    nb, blab, bstats, _ = cv2.connectedComponentsWithStats(added, connectivity=8)
     reach = BRIDGE_LOOK_CLOSINGS * dk
     h_img, w_img = ink.shape
     for b in range(1, nb):

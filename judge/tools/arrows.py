@@ -11,7 +11,7 @@ are 2-3x thicker than shafts). Pixels are those of the measured image (the image
 from __future__ import annotations
 
 import math
-from collections.abc import Collection
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -182,10 +182,13 @@ def detect_lines(
     endpoints: list[int],
     text_boxes: list[tuple[float, float, float, float]] = (),  # type: ignore[assignment]
     aim_at: Collection[int] | None = None,
+    text_heights: Sequence[float] | None = None,
 ) -> list[LineComp]:
     """Line components of a BGR image and the endpoint blobs (indices into ``blobs``) they touch.
 
-    ``text_boxes`` (image frame) are erased first so free labels are not mistaken for lines.
+    ``text_boxes`` (image frame) are erased first so free labels are not mistaken for lines;
+    ``text_heights``: their letters' heights (default: the boxes'; text set at an angle has a
+    far taller box, :attr:`OcrLine.text_height`).
     A line touching fewer than two endpoints joins the two it points at across a gap
     (:func:`judge.tools.aim.aimed_ends`), among ``aim_at`` (default: every endpoint; not a
     label's pill, which only a line that touches it reaches).
@@ -206,8 +209,9 @@ def detect_lines(
     clear_of = cv2.distanceTransform((erase == 0).astype(np.uint8), cv2.DIST_L2, 3)
     blocks = label_blocks(list(text_boxes))
     windows: np.ndarray = np.zeros(shape[:2], np.uint8)
-    for box in text_boxes:
-        _erase_glyphs(ink, box, windows)
+    heights = text_heights or [b[3] for b in text_boxes]
+    for box, th in zip(text_boxes, heights, strict=True):
+        _erase_glyphs(ink, box, th, windows)
     # dash gaps grow with the line width (OOXML's dash: gap = 3 widths): size the closing to
     # the typical line width too
     dt_all = cv2.distanceTransform(ink, cv2.DIST_L2, 3)
@@ -451,16 +455,17 @@ def _labels_reached(xs: np.ndarray, ys: np.ndarray, blocks: list[LabelBlock]) ->
 
 
 def _erase_glyphs(
-    ink: np.ndarray, box: tuple[float, float, float, float], windows: np.ndarray
+    ink: np.ndarray, box: tuple[float, float, float, float], th: float, windows: np.ndarray
 ) -> None:
     """Erase (in place) the ink of the text in ``box``: the pieces of ink that lie within the box
-    grown by ``TEXT_ERASE_MARGIN_FRAC`` of its height. Pieces reaching the window's edge are
-    lines running past or through the label and are kept. The window is marked in
-    ``windows``: the dashes of a panel border running past a title are pieces within it."""
-    tx, ty, tw, th = box
+    grown by ``TEXT_ERASE_MARGIN_FRAC`` of its letters' height ``th`` (a label set at an angle
+    has a box far taller than its letters). Pieces reaching the window's edge are lines running
+    past or through the label and are kept. The window is marked in ``windows``: the dashes
+    of a panel border running past a title are pieces within it."""
+    tx, ty, tw, bh = box
     m = max(2, int(round(TEXT_ERASE_MARGIN_FRAC * th)))
     x0, y0 = max(0, int(tx) - m), max(0, int(ty) - m)
-    x1, y1 = min(ink.shape[1], int(tx + tw) + 2 + m), min(ink.shape[0], int(ty + th) + 2 + m)
+    x1, y1 = min(ink.shape[1], int(tx + tw) + 2 + m), min(ink.shape[0], int(ty + bh) + 2 + m)
     if x1 - x0 < 3 or y1 - y0 < 3:
         return
     windows[y0:y1, x0:x1] = 1
@@ -609,12 +614,10 @@ def read_lines(
     leaves, _kids, glyphs, _icons = node_blobs(blobs, ocr, img)
 
     def lines_for(eps: list[int]) -> list[LineComp]:
-        texts = [
-            glyph_box(ln.text, ln.box)
-            for ln in ocr
-            if ln.wordy and not _inside_any(ln.box, blobs, eps)
-        ]
-        return detect_lines(img, blobs, eps, texts, aim_at=leaves)
+        free = [ln for ln in ocr if ln.wordy and not _inside_any(ln.box, blobs, eps)]
+        texts = [glyph_box(ln.text, ln.box) for ln in free]
+        heights = [ln.text_height for ln in free]
+        return detect_lines(img, blobs, eps, texts, leaves, heights)
 
     pills = pill_blobs(blobs, glyphs, leaves)
     if not pills:

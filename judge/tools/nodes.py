@@ -28,6 +28,7 @@ from judge.tools.thresholds import (
     HEAD_MAX_CONTENT_FRAC,
     HEAD_MAX_EXTENT,
     HEAD_MAX_SIDE_FACTOR,
+    HEAD_MIN_TRIANGLE_FILL,
     HOLE_CONVEX_MIN_SOLIDITY,
     HOLE_FILL_MIN_EXTENT,
     INK_DIFF,
@@ -51,6 +52,7 @@ from judge.tools.thresholds import (
     SHADOW_MIN_GRADIENT,
     SOLID_HEAD_MAX_EXTENT,
     SOLID_HEAD_MAX_SIDE_FACTOR,
+    STRADDLE_MAX_INSIDE_FRAC,
     STROKE_MIN_RING_FRAC,
     TEXT_SLOT_MAX_SIDES,
     TEXT_SLOT_MIN_INK_FRAC,
@@ -271,6 +273,10 @@ def _fill_holes(ink: np.ndarray, min_side: int, k: int, cylinders_only: bool = F
                 and by + bh <= y + h + tol
             ):
                 continue  # inside
+            ix = min(bx + bw, x + w) - max(bx, x)
+            iy = min(by + bh, y + h) - max(by, y)
+            if ix * iy > STRADDLE_MAX_INSIDE_FRAC * bw * bh:
+                continue  # mostly inside: lines meeting at the node's rim, no node on a loop
             straddle = True
             break
         if not straddle:  # the hull: a panel's hole loses what is attached inside it
@@ -459,8 +465,14 @@ def _scan(
             continue
         if extent < HEAD_MAX_EXTENT and max(w, h) < HEAD_MAX_SIDE_FACTOR * min_side:
             continue  # a big arrowhead (a small triangle), not a node
-        if (extent < RECT_MIN_EXTENT and max(w, h) < HEAD_MAX_SIDE_FACTOR * min_side) or (
-            extent < SOLID_HEAD_MAX_EXTENT and max(w, h) < SOLID_HEAD_MAX_SIDE_FACTOR * min_side
+        mid = extent < RECT_MIN_EXTENT and max(w, h) < SOLID_HEAD_MAX_SIDE_FACTOR * min_side
+        if (
+            (extent < RECT_MIN_EXTENT and max(w, h) < HEAD_MAX_SIDE_FACTOR * min_side)
+            or (mid and extent < SOLID_HEAD_MAX_EXTENT)
+            or (
+                mid
+                and _triangle_fill(labels[y : y + h, x : x + w] == i, a) >= HEAD_MIN_TRIANGLE_FILL
+            )
         ):
             # a small solid non-rectangular blob with nothing inside: an arrowhead with a stub
             # of a thick shaft (text or an outline inside would make it a small node); a
@@ -554,6 +566,16 @@ def detect_blobs(img: np.ndarray) -> list[Blob]:
     area = np.ones(img.shape[:2], np.uint8)
     _scan(img, area, bg, 0, None, (0, 0), out, img.shape)
     return out
+
+
+def _triangle_fill(mask: np.ndarray, area: int) -> float:
+    """The share of the smallest triangle round ``mask`` that it fills (a triangle: 1; a
+    disc: 0.6; a rectangle: 0.5)."""
+    pts = cv2.findNonZero(mask.astype(np.uint8))
+    if pts is None:
+        return 0.0
+    tri = float(cv2.minEnclosingTriangle(pts.astype(np.float32))[0])
+    return area / tri if tri > 0 else 0.0
 
 
 def blobs_cached(ctx: ToolContext, which: str) -> list[Blob]:

@@ -22,10 +22,12 @@ import numpy as np
 
 from judge.tools.base import Tool, ToolContext, ToolOutput, ToolUsageError, memo
 from judge.tools.thresholds import (
+    CHAR_WIDTH_EMS,
     DET_MAX_SIDE,
     MIN_WORD_CHARS,
     OCR_MIN_CONFIDENCE,
     OCR_SMOOTH_MAX_SIDE_PX,
+    ROTATED_BOX_MIN_RATIO,
 )
 from judge.tools.view import mapping, to_image_box
 
@@ -69,6 +71,16 @@ class OcrLine:
     def centre(self) -> tuple[float, float]:
         x, y, w, h = self.box
         return (x + w / 2, y + h / 2)
+
+    @property
+    def text_height(self) -> float:
+        """The letters' height: the box's, or for text set at an angle (a box much taller than
+        its characters make a level line, ``ROTATED_BOX_MIN_RATIO``) the height that fits
+        the box's width plus height to the run of characters."""
+        _x, _y, w, h = self.box
+        n = len(self.text.strip())
+        est = (w + h) / (1.0 + CHAR_WIDTH_EMS * max(1, n))
+        return est if h > ROTATED_BOX_MIN_RATIO * est else h
 
     @property
     def wordy(self) -> bool:

@@ -105,6 +105,13 @@ HOLE_CONVEX_MIN_SOLIDITY = 0.95
 """... or, down to ``MIN_NODE_EXTENT`` of its box, when it is convex: it fills this share of its
 convex hull (an outlined diamond's interior fills half its box)."""
 
+STRADDLE_MAX_INSIDE_FRAC = 0.6
+"""A solid straddling a hole's box shows a loop of lines through nodes only when less than this
+share of its box lies inside the hole's box: a node on a loop lies mostly outside the loop,
+whereas fat lines meeting at an outlined node's rim make a solid mostly within the node's box
+(seed-7373 matplotlib figure 13: three 5 px curves leaving an ellipse's bottom-left, 75 %
+inside, kept "Labeler" from being filled, so it was no node)."""
+
 CYLINDER_CAP_MATCH_FRAC = 0.08
 """A hole straddling a bigger hole's top or bottom end (left or right) is that cylinder body's
 cap, not a node on a loop of lines, when its left edge and width match the body's within this
@@ -393,6 +400,11 @@ SOLID_HEAD_MAX_SIDE_FACTOR = 6.0
 inside is line ink up to this many smallest node sides long: a big arrowhead, a tapered arrow's body
 (seed-5151 matplotlib figures: ``arrow`` heads and ``fancy`` bodies read as unlabelled nodes)."""
 
+HEAD_MIN_TRIANGLE_FILL = 0.7
+"""... or one filling this share of the smallest triangle round it, at those sizes: a solid head
+with a stub of its shaft fills 0.74-0.94 (seed-6262 matplotlib figure 9: diagonal heads 41-46 px
+with extents of 0.72-0.75 read as unlabelled nodes), a disc 0.6, a square 0.5."""
+
 STROKE_MIN_RING_FRAC = 0.4
 """Share of the blob's perimeter (in pixels) that must differ from the fill to call it an outline
 (text near the edge or an attached line covers far less)."""
@@ -424,6 +436,12 @@ make the rest)."""
 DASH_PIECE_MAX_CLOSINGS = 3
 """A dash is an ink piece no longer than this many dash closings (a dash is shorter than a few
 of its gaps' closings; a line is longer)."""
+
+HEADED_PIECE_MIN_CLOSINGS = 2
+"""... unless it is at least this many closings long and carries a head (thicker than
+``BRIDGE_HEAD_RATIO`` shafts somewhere): a short fat arrow (seed-6262 matplotlib figure 3:
+93 px arrows 10 px wide, heads 1.7 shafts wide) is as short as a few dashes of its width, and
+a dash has no head."""
 
 BRIDGE_HEAD_RATIO = 1.4
 """A bridge the dash closing lays sideways is dropped only between two heads: pieces at least
@@ -641,3 +659,13 @@ TEXT_ERASE_MARGIN_FRAC = 0.35
 """Free text is erased from the line ink glyph by glyph: ink inside its OCR box grown by this
 share of the box's height on every side, in pieces that end inside that window. A piece that
 leaves the window is a line passing the label, and stays (labels sit right beside lines)."""
+
+CHAR_WIDTH_EMS = 0.55
+"""A glyph's mean advance in text heights (sans-serif text: 0.5-0.6), to tell a line of text set
+at an angle (an edge label along a diagonal arrow) from a level one by its box's proportions."""
+
+ROTATED_BOX_MIN_RATIO = 1.6
+"""An OCR line box this many times taller than its text height (estimated from the box and its
+characters, ``CHAR_WIDTH_EMS``) holds text set at an angle: its height is the slanted run's,
+not the letters' (dev16: "download offloaded tenant" along a diagonal arrow, 204 px tall for
+30 px letters). Its erasing margin is measured on the letters (``TEXT_ERASE_MARGIN_FRAC``)."""
