@@ -183,7 +183,7 @@ def dash_closing(ink: np.ndarray, dk: int) -> np.ndarray:
         shaft[p] = float(np.median(on)) if on.size else 1.0
         # a short fat arrow is no longer than a few dashes, but a dash carries no head
         top = float(on.max()) if on.size else 0.0
-        long_[p] |= top >= max(BRIDGE_HEAD_RATIO * shaft[p], shaft[p] + HEAD_MIN_EXTRA_PX)
+        long_[p] |= _head_thick(top, float(shaft[p]))
     if int(long_.sum()) < 2:
         return closed
     added = ((closed > 0) & (ink == 0)).astype(np.uint8)
@@ -209,7 +209,7 @@ def dash_closing(ink: np.ndarray, dk: int) -> np.ndarray:
             if len(xs) < 3:
                 break
             thick = float(dt[Y0:Y1, X0:X1][ys, xs].max())
-            headed += thick >= max(BRIDGE_HEAD_RATIO * shaft[p], shaft[p] + HEAD_MIN_EXTRA_PX)
+            headed += _head_thick(thick, float(shaft[p]))
             pts = np.stack([xs, ys], axis=1).astype(np.float64)
             centre = pts.mean(axis=0)
             _, _, vt = np.linalg.svd(pts - centre, full_matrices=False)
@@ -225,6 +225,12 @@ def dash_closing(ink: np.ndarray, dk: int) -> np.ndarray:
         ):
             closed[y : y + h, x : x + w][blab[y : y + h, x : x + w] == b] = 0
     return closed
+
+
+def _head_thick(thick: float, shaft: float) -> bool:
+    """Whether ink this thick (half-width, like ``shaft``) on a piece is a head's
+    (``BRIDGE_HEAD_RATIO``): the test for a bridge between heads and for a headed piece."""
+    return thick >= max(BRIDGE_HEAD_RATIO * shaft, shaft + HEAD_MIN_EXTRA_PX)
 
 
 def _carries_on(a: tuple[np.ndarray, np.ndarray], b: tuple[np.ndarray, np.ndarray]) -> bool:

@@ -657,8 +657,9 @@ UNLABELLED_LABEL_COST = 0.5
 
 TEXT_ERASE_MARGIN_FRAC = 0.35
 """Free text is erased from the line ink glyph by glyph: ink inside its OCR box grown by this
-share of the box's height on every side, in pieces that end inside that window. A piece that
-leaves the window is a line passing the label, and stays (labels sit right beside lines)."""
+share of its letters' height (``OcrLine.text_height``) on every side, in pieces that end inside
+that window. A piece that leaves the window is a line passing the label, and stays (labels sit
+right beside lines)."""
 
 CHAR_WIDTH_EMS = 0.55
 """A glyph's mean advance in text heights (sans-serif text: 0.5-0.6), to tell a line of text set
