@@ -39,6 +39,8 @@ Usage::
     .venv/bin/python bench/builtin_accuracy.py --bench graphviz --tasks 12 --workers 1
     .venv/bin/python bench/builtin_accuracy.py --bench mpl --tasks 14
     .venv/bin/python bench/builtin_accuracy.py --bench robust
+    .venv/bin/python bench/builtin_accuracy.py --bench real --rejudge --save /tmp/before.jsonl
+    .venv/bin/python bench/builtin_accuracy.py --bench real --rejudge --against /tmp/before.jsonl
 
 Targets (issue 10): real figures: agreement >= 0.85, kappa >= 0.70, >= 90 % of faithful
 reconstructions passed, in both folds; synthetic: agreement >= 0.95.
@@ -210,6 +212,27 @@ def _constant(data: bytes) -> Any:
     return export
 
 
+def gate_changes(
+    labels: dict[str, dict[str, Any]],
+    before: dict[str, dict[str, Any]],
+    after: dict[str, dict[str, Any]],
+) -> list[tuple[str, str, str, str, str]]:
+    """Cases whose gate differs between two judgings of the same benchmark, as
+    ``(case, "fixed" | "broke" | "changed", gate before, gate after, expected gate)``: fixed
+    now agrees with the label, broke no longer does, changed agrees with neither. A case
+    missing from one side counts as ``error`` there; cases not in ``labels`` are ignored."""
+    out = []
+    for cid, lab in sorted(labels.items()):
+        old = (before.get(cid) or {}).get("gate") or "error"
+        new = (after.get(cid) or {}).get("gate") or "error"
+        if old == new:
+            continue
+        want = lab["gate"]
+        how = "fixed" if new == want else "broke" if old == want else "changed"
+        out.append((cid, how, old, new, want))
+    return out
+
+
 def report(title: str, labels: dict[str, dict[str, Any]], results: dict[str, dict[str, Any]],
            show_misses: bool, all_faithful: bool = False) -> dict[str, float]:  # fmt: skip
     """Print the confusion matrix, agreement, kappa, faithful passed (variants named
@@ -323,6 +346,18 @@ def main() -> int:
     )
     ap.add_argument("--quiet", action="store_true", help="do not list disagreements")
     ap.add_argument(
+        "--save",
+        type=Path,
+        help="write the results judged here (one JSON line per case) to this file, e.g. "
+        "before a change, for --against after it",
+    )
+    ap.add_argument(
+        "--against",
+        type=Path,
+        help="an earlier --save (or a run's results.jsonl): list the cases whose gate changed, "
+        "each marked fixed, broke or changed; one benchmark at a time",
+    )
+    ap.add_argument(
         "--look",
         type=_look_name,
         help=f"real: draw the references another way ({', '.join(sorted(LOOKS))}: light on "
@@ -332,6 +367,10 @@ def main() -> int:
     args = ap.parse_args()
     groups = {"both": ["synth", "real"], "all": ["synth", "real", "graphviz", "mpl", "robust"]}
     kinds = groups.get(args.bench, [args.bench])
+    if (args.save or args.against) and len(kinds) > 1:
+        ap.error(f"--save and --against take one benchmark at a time, not --bench {args.bench}")
+    if args.against and not args.against.is_file():
+        ap.error(f"--against {args.against}: no such file")
     failed = []
     for kind in kinds:
         look = args.look if kind == "real" else None
@@ -363,7 +402,18 @@ def main() -> int:
             "robust": "hand-builder changes to faithful real-figure decks",
         }[kind]
         faithful = kind == "robust"
+        if args.save:
+            args.save.parent.mkdir(parents=True, exist_ok=True)
+            args.save.write_text("".join(json.dumps(results[c]) + "\n" for c in sorted(results)))
         report(f"{name}, builtin judge, {how}", labels, results, not args.quiet, faithful)
+        if args.against:
+            before = read_jsonl(args.against)
+            changes = gate_changes(labels, before, results)
+            tally = Counter(how for _c, how, *_ in changes)
+            print(f"  against {args.against}: {tally['fixed']} fixed, {tally['broke']} broke, "
+                  f"{tally['changed']} changed")  # fmt: skip
+            for cid, how_, old, new, want in changes:
+                print(f"    {how_:7} {cid}: {old} -> {new} (label: {want})")
         if kind in ("real", "graphviz", "mpl", "robust"):
             folds = json.loads((bench / "bench.json").read_text())["folds"]
             for k in (0, 1):
