@@ -60,6 +60,7 @@ from typing import Any
 from generation.realfig.looks import LOOKS
 from generation.realfig.looks import look as named_look
 from judge.errors import BenchmarkError
+from judge.rundir import atomic_write_text
 
 GATES = ["pass", "artifact", "semantic", "render"]
 
@@ -210,6 +211,12 @@ def _constant(data: bytes) -> Any:
         return data
 
     return export
+
+
+def save_results(path: Path, results: dict[str, dict[str, Any]]) -> None:
+    """Write ``results`` (by case id) as JSON lines, sorted, atomically: what
+    :func:`read_jsonl` reads back for ``--against``."""
+    atomic_write_text(path, "".join(json.dumps(results[c]) + "\n" for c in sorted(results)))
 
 
 def gate_changes(
@@ -403,8 +410,7 @@ def main() -> int:
         }[kind]
         faithful = kind == "robust"
         if args.save:
-            args.save.parent.mkdir(parents=True, exist_ok=True)
-            args.save.write_text("".join(json.dumps(results[c]) + "\n" for c in sorted(results)))
+            save_results(args.save, results)
         report(f"{name}, builtin judge, {how}", labels, results, not args.quiet, faithful)
         if args.against:
             before = read_jsonl(args.against)

@@ -7,7 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from bench.builtin_accuracy import gate_changes
+from bench.builtin_accuracy import gate_changes, read_jsonl, save_results
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -41,6 +41,15 @@ def test_gate_changes_name_what_a_change_fixed_and_broke() -> None:
         ("style_change/t1", "changed", "render", "semantic", "pass"),
     ]
     assert gate_changes(LABELS, after, after) == []
+
+
+def test_saved_results_read_back_for_against(tmp_path: Path) -> None:
+    """``--save`` writes what ``--against`` reads: the same cases and gates, in a new folder."""
+    results = _res({"reversed_edge/t1": "semantic", "faithful_shapes/t1": "pass"})
+    path = tmp_path / "new" / "before.jsonl"
+    save_results(path, results)
+    assert read_jsonl(path) == results
+    assert gate_changes(LABELS, read_jsonl(path), results) == []
 
 
 def test_save_and_against_take_one_benchmark_at_a_time(tmp_path: Path) -> None:
