@@ -513,3 +513,19 @@ def test_a_rewire_the_tree_and_the_render_lead_apart_is_not_confirmed(
     ctx = rendered_case(render_pool, tmp_path, deck.stem, png, deck)
     found = semantic_comparison(ctx)["discrepancies"]
     assert not [d["target"] for d in found if d["confirmed"]]
+
+
+@pytest.mark.slow
+def test_a_tangle_read_as_every_pair_is_no_rewire(render_pool: RenderPool, tmp_path: Path) -> None:
+    """Seed 7373, figure 4 (60 dpi, 700 px): back edges arc over each other, and the reference
+    reader joins "Tokenizer", "Input" and "Parser" in one component whose strokes tell no pair
+    from another, while it misses "Tokenizer" -> "Reviewer". The faithful deck joins
+    "Tokenizer" to "Reviewer" and not to "Parser", and a rewire was confirmed. A pair that is
+    only one of every pair such a tangle joins is no line seen."""
+    from judge.tools.semantic import semantic_comparison
+    from tests.judge_helpers import rendered_case
+
+    png, (deck,) = _benchmark_decks(4, tmp_path, ["faithful_overlay"], seed=7373)
+    ctx = rendered_case(render_pool, tmp_path, deck.stem, png, deck)
+    found = semantic_comparison(ctx)["discrepancies"]
+    assert not [d["target"] for d in found if d["confirmed"]]

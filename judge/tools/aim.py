@@ -159,7 +159,7 @@ def drop_dashed_rings(ink: np.ndarray, dk: int, windows: np.ndarray | None = Non
         ink[np.isin(lab, pieces)] = 0
 
 
-def dash_closing(ink: np.ndarray, dk: int) -> np.ndarray:
+def dash_closing(ink: np.ndarray, dk: int, base: int | None = None) -> np.ndarray:
     """The dash-joining closing of line ink (a ``dk`` square), less the bridges it lays
     sideways between two arrowheads: heads converging side by side on one node come closer
     than a dash gap (seed-4242 matplotlib figures: three heads on one box's side read as one
@@ -168,7 +168,13 @@ def dash_closing(ink: np.ndarray, dk: int) -> np.ndarray:
     solid line broken by anti-aliasing or JPEG), or when fewer than two of the pieces it joins
     are head-thick there (``BRIDGE_HEAD_RATIO``): lines leaving one corner of a node stay
     one fan, as the rest of the reader expects (dev14). A piece carrying a head is a line,
-    however short (``HEADED_PIECE_MIN_CLOSINGS``)."""
+    however short (``HEADED_PIECE_MIN_CLOSINGS``).
+
+    ``base``: the closing anti-aliasing and JPEG breaks need (``dk`` grows with the line width
+    to span a thick line's dash gaps). A sideways bridge between two lines that a ``base``
+    closing leaves apart is dropped too: thick solid lines leaving one side of a node a dash
+    gap apart would merge there into a wedge read as a head (seed-6262 matplotlib figure 9:
+    10 px lines, a 35 px closing)."""
     closed = cv2.morphologyEx(ink, cv2.MORPH_CLOSE, np.ones((dk, dk), np.uint8))
     n, lab, stats, _ = cv2.connectedComponentsWithStats(ink, connectivity=8)
     side = np.zeros(n, int)
@@ -186,6 +192,10 @@ def dash_closing(ink: np.ndarray, dk: int) -> np.ndarray:
         long_[p] |= _head_thick(top, float(shaft[p]))
     if int(long_.sum()) < 2:
         return closed
+    apart = None  # the pieces a ``base`` closing joins share a label here
+    if base is not None and base < dk:
+        closed0 = cv2.morphologyEx(ink, cv2.MORPH_CLOSE, np.ones((base, base), np.uint8))
+        apart = cv2.connectedComponents(closed0, connectivity=8)[1]
     added = ((closed > 0) & (ink == 0)).astype(np.uint8)
     nb, blab, bstats, _ = cv2.connectedComponentsWithStats(added, connectivity=8)
     reach = BRIDGE_LOOK_CLOSINGS * dk
@@ -204,10 +214,13 @@ def dash_closing(ink: np.ndarray, dk: int) -> np.ndarray:
         win = lab[Y0:Y1, X0:X1]
         near: list[tuple[np.ndarray, np.ndarray]] = []
         headed = 0
+        groups: set[int] = set()
         for p in touched:
             ys, xs = np.nonzero(win == p)
             if len(xs) < 3:
                 break
+            if apart is not None:
+                groups.add(int(apart[Y0 + ys[0], X0 + xs[0]]))
             thick = float(dt[Y0:Y1, X0:X1][ys, xs].max())
             headed += _head_thick(thick, float(shaft[p]))
             pts = np.stack([xs, ys], axis=1).astype(np.float64)
@@ -216,7 +229,7 @@ def dash_closing(ink: np.ndarray, dk: int) -> np.ndarray:
             near.append((centre, vt[0]))
         if (
             len(near) == len(touched)
-            and headed >= 2
+            and (headed >= 2 or len(groups) >= 2)
             and not any(
                 _carries_on(near[i], near[j])
                 for i in range(len(near))

@@ -216,11 +216,12 @@ def detect_lines(
     # the typical line width too
     dt_all = cv2.distanceTransform(ink, cv2.DIST_L2, 3)
     ridge_all = (dt_all > 0) & (dt_all >= cv2.dilate(dt_all, np.ones((3, 3), np.uint8)))
+    base = dk
     if ridge_all.any():
         width = 2.0 * float(np.median(dt_all[ridge_all]))
         dk = max(dk, int(round(DASH_GAP_WIDTHS * width)))
     drop_dashed_rings(ink, dk, windows)
-    closed = dash_closing(ink, dk)
+    closed = dash_closing(ink, dk, base)
     n, labels, stats, _ = cv2.connectedComponentsWithStats(closed, connectivity=8)
     # dashed runs whose corner gap the closing did not bridge are joined to each other
     pieces_of = {}

@@ -9,7 +9,9 @@ discrepancies with their checks:
   direction: neither the deck nor the render joins the old pair, both join the source to a
   node the reference never joins it to;
 * ``head_probe_pass`` -- a reversed connector the reference's line reading did not join,
-  read at the connector's own ends in both images.
+  read at the connector's own ends in both images;
+* ``head_contrast_pass`` -- a reversed connector whose reference line was read with no
+  direction, told by comparing that line's two ends with each other.
 """
 
 from __future__ import annotations
@@ -23,6 +25,8 @@ from judge.tools.readings import Judged, Readings
 from judge.tools.thresholds import (
     ACROSS_NODE_MARGIN_FRAC,
     ENDPOINT_TOLERANCE_FRAC,
+    HEAD_CONTRAST_MIN_SHAFTS,
+    HEAD_CONTRAST_RATIO,
     HEAD_PROBE_TOLERANCE_FRAC,
 )
 
@@ -225,6 +229,26 @@ def _ref_line_touches(r: Readings, a: str, b: str, x: str) -> bool:
     )
 
 
+def _ref_pair_guessed(r: Readings, a: str, b: str) -> bool:
+    """Whether every reference line component read as joining ``a`` and ``b`` touches three or
+    more nodes and either its strokes tell no pair from another (``LineComp.joins`` holds
+    every pair) or none of its ends has a head: ``a``-``b`` is then one of the pairs such a
+    tangle might join, not a line seen (the closing fills a thick crossing's acute angles, and
+    its strokes are then paired by guesswork)."""
+    places = {e.source for e in r.ref.edges if {e.src, e.dst} == {a, b}}
+    mine = [ln for ln in r.ref_lines if f"line@{ln.box[0]},{ln.box[1]}" in places]
+    if not mine:
+        return False
+    for ln in mine:
+        nodes = {c.node for c in ln.contacts}
+        pairs = len(nodes) * (len(nodes) - 1) // 2
+        every = ln.joins is None or len(ln.joins) >= pairs
+        headless = not any(c.head for c in ln.contacts)
+        if len(nodes) < 3 or not (every or headless):
+            return False
+    return True
+
+
 def ref_strokes_entangled(r: Readings, a: str, b: str, x: str) -> bool:
     """Whether a reference line component read as joining ``a`` and ``b`` has a crossing,
     also touches ``x`` and pairs ``x``'s stroke with ``a``'s or ``b``'s (``LineComp.joins``):
@@ -260,7 +284,8 @@ def rewire_pass(r: Readings, found: list[Discrepancy]) -> list[Judged]:
     line now ends elsewhere, so a misreading of the reference alone cannot pass this: the
     render of a faithful deck repeats the reference's misreadings. Only where the two readings
     agree on every node (a reference the reader sees differently, e.g. through JPEG, differs
-    in its lines too)."""
+    in its lines too), and not where the reference's ``a``-``b`` is only one of the pairs a
+    tangle of three or more ends might join (:func:`_ref_pair_guessed`)."""
     if r.tree is None or r.m_tree is None or not readings_agree(r.ref, r.ren, r.m_ren):
         return []  # where the two readings differ on a node, they differ on its lines too
     seen = {d.key for d in found if d.kind in ("reversed_edge", "rewired_edge")}
@@ -280,6 +305,9 @@ def rewire_pass(r: Readings, found: list[Discrepancy]) -> list[Judged]:
             continue
         if frozenset((ta, tb)) in tree_pairs or frozenset((ra, rb)) in ren_pairs:
             continue  # the deck or the render still joins them
+        if _ref_pair_guessed(r, a, b):
+            continue  # a tangle read as every pair it touches (seed-7373 figure 4 at 60 dpi)
+            # or paired with no head to go by (seed-4242 figure 3: thick crossings)
         for end, t_end, r_end in ((a, ta, ra), (b, tb, rb)):
             for e in r.tree.edges:
                 if e.src != t_end or e.direction != "high" or e.dst not in inv_tree:
@@ -387,4 +415,72 @@ def head_probe_pass(r: Readings, found: list[Discrepancy]) -> list[Judged]:
             "its head",
         ]
         out.append(Judged(disc, True, 0.6, checks))
+    return out
+
+
+def _plain_line(lines: list[LineComp], a: int, b: int) -> LineComp | None:
+    """The one line component touching exactly blobs ``a`` and ``b`` (once each), if any."""
+    found = [
+        ln
+        for ln in lines
+        if len(ln.contacts) == 2 and {c.node for c in ln.contacts} == {a, b} and not ln.crossed
+    ]
+    return found[0] if len(found) == 1 else None
+
+
+def head_contrast_pass(r: Readings, found: list[Discrepancy]) -> list[Judged]:
+    """Reversed edges where the reference's plain line between two nodes was read with no
+    direction (neither end passed the head tests: a small open head at a low resolution)
+    while the deck's connector has one clear head and the render reads it there. The
+    reference line's two ends are then compared with each other, on the same line in the same
+    image: the end at the deck's tail is the head when it is ``HEAD_CONTRAST_RATIO`` times
+    thicker than the end at the deck's head and ``HEAD_CONTRAST_MIN_SHAFTS`` times the shaft.
+    A faithful deck has its head at the reference's thicker end, so this never fires on it
+    unless the reference's tail is the thicker end (a tapered tail's blunt start stays below
+    the shaft bound). Ends read as heads are left alone: a tail on a diamond's tip reads as
+    thick as a head there (its outline's remnant; seed-6262 figure 4)."""
+    if r.tree is None or r.m_tree is None:
+        return []
+    seen = {d.key for d in found if d.kind in ("reversed_edge", "rewired_edge")}
+    inv_tree = {v: k for k, v in r.m_tree.pairs.items()}
+    ref_dir = _edge_lookup(r.ref)
+    ren_dir = _edge_lookup(r.ren)
+    out: list[Judged] = []
+    for e in r.tree.edges:
+        if e.direction != "high":
+            continue
+        s, d = inv_tree.get(e.src), inv_tree.get(e.dst)
+        if s is None or d is None:
+            continue
+        # read with no head at either end; an end read as a head is no smaller-head question
+        # (a tail on a diamond's tip reads as thick as a head: its outline's remnant)
+        unread = (ref_dir.get((s, d)), ref_dir.get((d, s)))
+        if unread not in (("undirected", None), (None, "undirected")):
+            continue
+        rs, rd = r.m_ren.pairs.get(s), r.m_ren.pairs.get(d)
+        if rs is None or rd is None or ren_dir.get((rs, rd)) != "high" or (rd, rs) in ren_dir:
+            continue  # the render must read the deck's connector as the deck draws it
+        bs, bd = _blob_of(r.ref, s), _blob_of(r.ref, d)
+        if bs is None or bd is None:
+            continue
+        ln = _plain_line(r.ref_lines, bs, bd)
+        if ln is None:
+            continue
+        at = {c.node: c.thickness_px for c in ln.contacts}
+        t_tail, t_head = at[bs], at[bd]
+        if t_tail < HEAD_CONTRAST_RATIO * t_head or t_tail < HEAD_CONTRAST_MIN_SHAFTS * (
+            ln.thickness_px
+        ):
+            continue
+        disc = _edge_disc("reversed_edge", r, d, s, "the deck's connector points the other way")
+        if disc.key in seen:
+            continue
+        seen.add(disc.key)
+        checks = [
+            "the render shows the deck's connector with its head where the deck puts it",
+            f"the reference's line, read with no direction, is {t_tail / max(t_head, 0.1):.1f} "
+            f"times thicker at the connector's tail ({t_tail:.1f} px) than at its head "
+            f"({t_head:.1f} px)",
+        ]
+        out.append(Judged(disc, True, 0.5, checks))
     return out

@@ -275,7 +275,8 @@ def _glyph_blobs(blobs: list[Blob], ocr: list[OcrLine], img: np.ndarray | None) 
     no taller than that line (solid glyph clusters of small or bold text pass the node-size
     test on small images), unless it is a filled, outlined box filling its bounding box
     (``GLYPH_MAX_EXTENT``: a box drawn tight round its label is a node) that, given the image,
-    is mostly its fill (``SLAB_MIN_OTHER_FRAC``: not a JPEG block of glyphs)."""
+    is mostly its fill (``SLAB_MIN_OTHER_FRAC``: not a JPEG block of glyphs), or an unfilled
+    one round the line (:func:`_outline_round`)."""
     out = set()
     for i, b in enumerate(blobs):
         tight = b.extent >= GLYPH_MAX_EXTENT and b.fill_bgr is not None
@@ -295,9 +296,23 @@ def _glyph_blobs(blobs: list[Blob], ocr: list[OcrLine], img: np.ndarray | None) 
             ix = max(0.0, min(x + w, lx + lw) - max(x, lx))
             iy = max(0.0, min(y + h, ly + lh) - max(y, ly))
             if ix * iy >= cover * w * h and h <= tall * lh:
-                out.add(i)
+                if not _outline_round(b, ln):
+                    out.add(i)
                 break
     return out
+
+
+def _outline_round(b: Blob, ln: OcrLine) -> bool:
+    """Whether blob ``b`` is an outlined, unfilled box (the background inside its outline)
+    filling its bounding box (``GLYPH_MAX_EXTENT``) round text line ``ln``: holding the line's
+    centre and at least as wide as the line. OCR's box round a label with descenders covers
+    such a tight box's whole height (seed-7373 matplotlib figure 2: "Memory"); a letter's
+    closed loop ("e", "a") is a blob far narrower than its line."""
+    if b.fill_bgr is not None or b.stroke_bgr is None or b.extent < GLYPH_MAX_EXTENT:
+        return False
+    x, y, w, h = b.box
+    cx, cy = ln.centre
+    return w >= ln.box[2] and x <= cx <= x + w and y <= cy <= y + h
 
 
 def pill_blobs(blobs: list[Blob], glyphs: set[int], leaves: list[int]) -> list[int]:

@@ -26,6 +26,7 @@ import numpy as np
 from judge.tools.base import Tool, ToolContext, ToolOutput, memo
 from judge.tools.edgepasses import (
     edge_tree_pass,
+    head_contrast_pass,
     head_probe_pass,
     ref_strokes_entangled,
     rewire_pass,
@@ -640,6 +641,9 @@ def semantic_comparison(ctx: ToolContext) -> dict[str, Any]:
             j.ref_box, j.cand_box = _edge_boxes(r, j.d)
             judged.append(j)
         for j in head_probe_pass(r, found + [x.d for x in judged if x.confirmed]):
+            j.ref_box, j.cand_box = _edge_boxes(r, j.d)
+            judged.append(j)
+        for j in head_contrast_pass(r, found + [x.d for x in judged if x.confirmed]):
             j.ref_box, j.cand_box = _edge_boxes(r, j.d)
             judged.append(j)
         proved = {x.d.key for x in judged if x.confirmed}

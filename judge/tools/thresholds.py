@@ -469,6 +469,16 @@ HEAD_PROBE_TOLERANCE_FRAC = 0.02
 image's larger side from it (render), or from the same place relative to the matched node
 (reference)."""
 
+HEAD_CONTRAST_RATIO = 1.5
+HEAD_CONTRAST_MIN_SHAFTS = 2.0
+"""A plain reference line read with no direction (no end passing the head tests) is read as
+pointing to one end when that end is this many times thicker than the other
+(``Contact.thickness_px``, the same line in the same image) and at least
+``HEAD_CONTRAST_MIN_SHAFTS`` times its shaft: a small open head the absolute tests miss
+(seed-6262 matplotlib figure 1 at 88 dpi: 4.65 px against 2.74 px on a 1.86 px shaft). The
+blunt start of a tapered ``fancy`` tail measures 1.3-1.7 shafts (seed-4242 figure 13: 12.9 px
+on a 7.7 px shaft, its tiny head 7.6 px), below the second bound."""
+
 ACROSS_NODE_MARGIN_FRAC = 0.1
 """A deck line runs across a node when its straight course passes through the node's box less
 this share of its width and height on each side (Stage 1: the render then reads a line between

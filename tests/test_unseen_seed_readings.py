@@ -1,0 +1,80 @@
+"""Readings of matplotlib figures drawn with seeds the rules were not tuned on (issue 10): thick
+solid lines leaving one side of a node stay apart, thick crossings pair their strokes, an
+unfilled box drawn tight round its label is a node, and a reference line read with no direction
+is told by comparing its two ends."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from judge.render.pool import RenderPool
+from tests.test_mpl_reading import _benchmark_decks, _read_graph, _seeded_reference
+
+
+def test_thick_lines_leaving_one_side_a_dash_gap_apart_stay_apart() -> None:
+    """Seed 6262, figure 9: four 10 px arrows leave "Embedding"'s bottom side 40-50 px apart.
+    The dash closing grows with the line width (3.5 widths: 35 px) and bridged the tails of
+    two of them into a wedge read as a head at "Embedding", so both edges read both ways. A
+    closing the size anti-aliasing needs leaves them apart, and that bridge is dropped."""
+    img, _labels = _seeded_reference(9, seed=6262)
+    _nodes, edges, _lines = _read_graph(img)
+    for dst in ("Feature Map", "Sampler", "Decoder", "Normalize"):
+        assert ("Embedding", dst, "high") in edges, edges
+    assert not {e for e in edges if e[1] == "Embedding"}, edges
+
+
+def test_thick_crossings_pair_their_strokes() -> None:
+    """Seed 4242, figure 3 (JPEG): two X crossings of 6 px lines. The dash closing fills their
+    acute angles into a bow tie; the ink as drawn is read where it shows a crossing, but the
+    fill was kept because it was measured against the bow tie's own (doubled) width, so each
+    X read as four undirected ends, every pair joined. Measured against the line as drawn,
+    every edge of the figure reads with its direction."""
+    img, _labels = _seeded_reference(3, seed=4242)
+    _nodes, edges, _lines = _read_graph(img)
+    crossing = [("Ranker", "Merger"), ("Update", "Decoder"), ("Update", "Input")]
+    for src, dst in [*crossing, ("Downsample", "Merger")]:
+        assert (src, dst, "high") in edges, edges
+    assert all(e[2] == "high" for e in edges), edges
+
+
+def test_an_unfilled_box_tight_round_its_label_is_a_node() -> None:
+    """Seed 7373, figure 2: "Memory" and "Downsample" sit in outlined, unfilled boxes drawn
+    tight round them. OCR's box round a label with descenders covers the whole box, so the box
+    was taken for the label's glyphs, and both nodes went unread (with every edge they join).
+    An outlined box filling its bounding box is a node, filled or not; a letter's loop, far
+    narrower than its line, stays text (seed 4242, figure 1: the "e" of "Cache")."""
+    img, labels = _seeded_reference(2, seed=7373)
+    nodes, _edges, _lines = _read_graph(img)
+    assert {"Memory", "Downsample"} <= nodes and nodes == set(labels.values()), nodes
+    img, labels = _seeded_reference(1, seed=4242)
+    nodes, _edges, _lines = _read_graph(img)
+    assert set(labels.values()) <= nodes, nodes
+
+
+@pytest.mark.slow
+def test_an_unread_reference_direction_is_told_end_against_end(
+    render_pool: RenderPool, tmp_path: Path
+) -> None:
+    """Seed 6262, figure 1 (88 dpi): the small open head of "Mapper" -> "Critic" passes no
+    head test, so the reference reads the line with no direction, and a deck pointing it the
+    other way passed. The line is 4.65 px thick at "Critic" and 2.74 px at "Mapper" on a
+    1.86 px shaft: compared end against end, the head is at "Critic". The faithful deck gets
+    no confirmed difference, nor does seed 4242's figure 13, whose tapered ``fancy`` tails
+    start thicker than their tiny heads (below the shaft bound)."""
+    from judge.tools.semantic import semantic_comparison
+    from tests.judge_helpers import rendered_case
+
+    def confirmed(png: Path, deck: Path) -> list[tuple[str, str]]:
+        ctx = rendered_case(render_pool, tmp_path, deck.stem, png, deck)
+        found = semantic_comparison(ctx)["discrepancies"]
+        return [(d["kind"], d["target"]) for d in found if d["confirmed"]]
+
+    png, (reversed_, faithful) = _benchmark_decks(
+        1, tmp_path, ["reversed_edge", "faithful_shapes"], seed=6262
+    )
+    assert ("reversed_edge", 'edge "Mapper" -> "Critic"') in confirmed(png, reversed_)
+    assert confirmed(png, faithful) == []
+    png, (faithful,) = _benchmark_decks(13, tmp_path, ["faithful_shapes"], seed=4242)
+    assert confirmed(png, faithful) == []
