@@ -405,17 +405,31 @@ def head_probe_pass(r: Readings, found: list[Discrepancy]) -> list[Judged]:
         if ref_t[1].lines_behind >= 2:
             continue  # the "head" is where several lines leave one point: a fan's wedge
         # the reference's line runs from the deck's head end to its tail: the edge is d -> s
-        disc = _edge_disc("reversed_edge", r, d, s, "the deck's connector points the other way")
-        if disc.key in seen:
-            continue
-        seen.add(disc.key)
-        checks = [
-            "the render shows the deck's connector with its head where the deck puts it",
+        j = _deck_reversal(
+            r,
+            s,
+            d,
+            seen,
             "at the same places the reference shows a head at the connector's tail and none at "
             "its head",
-        ]
-        out.append(Judged(disc, True, 0.6, checks))
+            0.6,
+        )
+        out += [j] if j is not None else []
     return out
+
+
+def _deck_reversal(
+    r: Readings, s: str, d: str, seen: set[str], why: str, confidence: float
+) -> Judged | None:
+    """The confirmed reversed edge ``d -> s`` of a deck connector drawn ``s -> d`` that the
+    render reads as the deck draws it, with ``why`` the reference shows it the other way; None
+    when that edge was already found (``seen``, updated)."""
+    disc = _edge_disc("reversed_edge", r, d, s, "the deck's connector points the other way")
+    if disc.key in seen:
+        return None
+    seen.add(disc.key)
+    checks = ["the render shows the deck's connector with its head where the deck puts it", why]
+    return Judged(disc, True, confidence, checks)
 
 
 def _plain_line(lines: list[LineComp], a: int, b: int) -> LineComp | None:
@@ -472,15 +486,11 @@ def head_contrast_pass(r: Readings, found: list[Discrepancy]) -> list[Judged]:
             ln.thickness_px
         ):
             continue
-        disc = _edge_disc("reversed_edge", r, d, s, "the deck's connector points the other way")
-        if disc.key in seen:
-            continue
-        seen.add(disc.key)
-        checks = [
-            "the render shows the deck's connector with its head where the deck puts it",
+        why = (
             f"the reference's line, read with no direction, is {t_tail / max(t_head, 0.1):.1f} "
             f"times thicker at the connector's tail ({t_tail:.1f} px) than at its head "
-            f"({t_head:.1f} px)",
-        ]
-        out.append(Judged(disc, True, 0.5, checks))
+            f"({t_head:.1f} px)"
+        )
+        j = _deck_reversal(r, s, d, seen, why, 0.5)
+        out += [j] if j is not None else []
     return out
