@@ -637,15 +637,11 @@ def semantic_comparison(ctx: ToolContext) -> dict[str, Any]:
         for j in edge_tree_pass(r, [x.d for x in judged if x.confirmed]):
             j.ref_box, j.cand_box = _edge_boxes(r, j.d)
             judged.append(j)
-        for j in rewire_pass(r, found + [x.d for x in judged if x.confirmed]):
-            j.ref_box, j.cand_box = _edge_boxes(r, j.d)
-            judged.append(j)
-        for j in head_probe_pass(r, found + [x.d for x in judged if x.confirmed]):
-            j.ref_box, j.cand_box = _edge_boxes(r, j.d)
-            judged.append(j)
-        for j in head_contrast_pass(r, found + [x.d for x in judged if x.confirmed]):
-            j.ref_box, j.cand_box = _edge_boxes(r, j.d)
-            judged.append(j)
+        # in turn, each skipping what the readings or an earlier pass already proved
+        for edge_pass in (rewire_pass, head_probe_pass, head_contrast_pass):
+            for j in edge_pass(r, found + [x.d for x in judged if x.confirmed]):
+                j.ref_box, j.cand_box = _edge_boxes(r, j.d)
+                judged.append(j)
         proved = {x.d.key for x in judged if x.confirmed}
         judged = [x for x in judged if x.confirmed or x.d.key not in proved]
         tree_only: list[dict[str, Any]] = []
