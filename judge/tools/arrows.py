@@ -133,6 +133,17 @@ class LineComp:
                         # one stroke from this tail to this head alone: as sure as a plain line
                         sole = len(cs) == 2 or (self.joins is not None and len(mine) == 1)
                         out.append((t.node, h.node, "high" if sole else "medium"))
+            if self.joins is not None:
+                # a head several lines meet at, reached by a tail's stroke, is also where a
+                # stroke to another head may start: a line leaving beside an arriving head
+                # (a back edge's tail next to the head of the edge into that node)
+                fed = {h.node for t in tails for h in partners(t) if h.head}
+                for c in heads:
+                    if c.lines_behind >= 2 and c.node in fed:
+                        for h in partners(c):
+                            if h.head and h.node not in fed:
+                                sole = len(partners(h)) == 1  # one stroke to that head alone
+                                out.append((c.node, h.node, "high" if sole else "medium"))
         elif heads:  # every end headed: bidirectional
             for a in heads:
                 for b in partners(a):

@@ -4,7 +4,7 @@ Three passes over a case's :class:`judge.tools.semantic.Readings`, each returnin
 discrepancies with their checks:
 
 * ``edge_tree_pass`` -- a reference edge read with its head that the deck's connector reverses
-  or leads to another node (a rewired line running across its old target included);
+  or leads to or from another node (a rewired line running across its old target included);
 * ``rewire_pass`` -- a line moved to another node where the reference line has no sure
   direction: neither the deck nor the render joins the old pair, both join the source to a
   node the reference never joins it to;
@@ -54,7 +54,9 @@ def edge_tree_pass(r: Readings, found: list[Discrepancy]) -> list[Judged]:
       only;
     * rewired: neither the tree nor the render joins the two nodes, while the tree leads a
       line with a clear head (not a double-headed line, whose ends the tree may mis-assign)
-      from the source to a node the reference does not join it to.
+      from the source to a node the reference does not join it to, or one into the target
+      from a node the reference does not join to it that the render joins to it too (the
+      line's tail moved: seed-8181 matplotlib figure 7).
 
     A reference arrowhead misread fails a faithful deck here only when the render reading does
     not repeat the misreading (measured: four dev10 decks that should pass, in our real
@@ -117,6 +119,20 @@ def edge_tree_pass(r: Readings, found: list[Discrepancy]) -> list[Judged]:
                 continue  # the reference line read as s -> d crosses the one to the deck's new
                 # target, and the reader paired that target's stroke with s or d: it may have
                 # paired the crossing's strokes wrongly
+            if not moved:
+                tail = _new_source(r, tree_e, ref_e, ren_e, inv_tree, s, d)
+                if tail is not None:
+                    disc = _edge_disc(
+                        "rewired_edge", r, s, d, f'the deck leads it from "{tail}" instead'
+                    )
+                    if disc.key not in seen:
+                        checks = [
+                            f'the tree joins no line between these nodes but one from "{tail}" '
+                            "to the target, which the render reads too",
+                            "the render reading does not show the reference's edge",
+                        ]
+                        out.append(Judged(disc, True, 0.7, checks))
+                continue
         if moved:
             x = moved[0]
             target = r.ref.node(inv_tree[x]).label if x in inv_tree else r.tree.node(x).label
@@ -150,6 +166,52 @@ def _new_targets(
         and tree_e[(a, x)] == "high"
         and (ref_e.get((s, inv_tree[x])) != "high" if x in inv_tree else _bodiless(r.tree, x))
     ]
+
+
+def _new_source(
+    r: Readings,
+    tree_e: dict[tuple[str, str], str],
+    ref_e: dict[tuple[str, str], str],
+    ren_e: dict[tuple[str, str], str],
+    inv_tree: dict[str, str],
+    s: str,
+    d: str,
+) -> str | None:
+    """The label of the one matched node ``x`` the deck leads a sure line from into the target
+    ``d`` of the reference edge ``s -> d`` (which neither the tree nor the render joins), where
+    the reference joins no line between ``x`` and ``d`` and the render reads one (either
+    way): the line's tail moved from ``s`` to ``x``. None when there is no such node, or more
+    than one, or the reference line read as ``s -> d`` touches ``x`` too, or
+    ``x`` sits within ``ENDPOINT_TOLERANCE_FRAC`` of ``s`` (two small boxes stacked close: a
+    reference reading may start the line at the wrong one; dev06 at small+jpeg)."""
+    assert r.m_tree is not None
+    td = r.m_tree.pairs[d]
+    rd = r.m_ren.pairs[d]
+    near = ENDPOINT_TOLERANCE_FRAC * max(r.ref.width, r.ref.height)
+    found = []
+    for (x, b), how in tree_e.items():
+        if b != td or how != "high" or x not in inv_tree:
+            continue
+        rx_ref = inv_tree[x]
+        if rx_ref == s or (rx_ref, d) in ref_e or (d, rx_ref) in ref_e:
+            continue
+        rx = r.m_ren.pairs.get(rx_ref)
+        if rx is None or ((rx, rd) not in ren_e and (rd, rx) not in ren_e):
+            continue
+        if _ref_line_touches(r, s, d, rx_ref):
+            continue  # the reference line read as s -> d reaches x too: which end is whose is
+            # the reader's guess (an elbow from x running past s; Graphviz seed-7373 figure 1)
+        if _box_gap(r.ref.node(s).box, r.ref.node(rx_ref).box) <= near:
+            continue  # the two sit side by side: the reference's tail may be at either
+        found.append(r.ref.node(rx_ref).label)
+    return found[0] if len(found) == 1 else None
+
+
+def _box_gap(a: tuple[float, ...], b: tuple[float, ...]) -> float:
+    """The distance between two boxes (x, y, w, h): 0 when they touch or overlap."""
+    dx = max(0.0, max(a[0], b[0]) - min(a[0] + a[2], b[0] + b[2]))
+    dy = max(0.0, max(a[1], b[1]) - min(a[1] + a[3], b[1] + b[3]))
+    return math.hypot(dx, dy)
 
 
 def _tree_lines(g: Graph, a: str, b: str) -> int:

@@ -485,6 +485,12 @@ def _scan(
             if float((np.abs(px - med).max(axis=1) > INK_DIFF).mean()) < HEAD_MAX_CONTENT_FRAC:
                 continue
         comp = labels[y : y + h, x : x + w] == i
+        if max(w, h) < HEAD_MAX_SIDE_FACTOR * min_side:
+            r = 2 * k
+            wy0, wx0 = max(0, y - r), max(0, x - r)
+            win = (slice(wy0, y + h + r), slice(wx0, x + w + r))
+            if _head_core(img[win], labels[win] == i, k):
+                continue
         # trim protrusions (arrowheads, line stubs) with an opening scaled to the blob
         bk = max(k, min(w, h) // 3)
         body = cv2.morphologyEx(comp.astype(np.uint8), cv2.MORPH_OPEN, np.ones((bk, bk), np.uint8))
@@ -566,6 +572,33 @@ def detect_blobs(img: np.ndarray) -> list[Blob]:
     area = np.ones(img.shape[:2], np.uint8)
     _scan(img, area, bg, 0, None, (0, 0), out, img.shape)
     return out
+
+
+def _head_core(img: np.ndarray, comp: np.ndarray, k: int) -> bool:
+    """Whether a small blob the opening left is the thick core of an arrowhead: the square
+    a ``k`` opening keeps of a solid head (at the junction with its shaft) fills its own box,
+    so its extent does not tell; the ink round it does. The ink of the core's colour within
+    ``k // 2`` of it is shaped like a triangle (``SOLID_HEAD_MAX_EXTENT``,
+    ``HEAD_MIN_TRIANGLE_FILL``), whatever outline or fill of another colour it touches (a
+    small node's fill is a box or a disc round its text's holes). Seed-8181 matplotlib
+    figures 2 and 10: diagonal heads read as unlabelled nodes, one touching a cylinder's lid,
+    losing their lines' directions."""
+    core = erode(comp, 2) > 0
+    px = img[core].astype(np.int16)
+    if px.size == 0:
+        return False
+    med = np.median(px, axis=0)
+    same = np.abs(img.astype(np.int16) - med).max(axis=2) <= INK_DIFF
+    grown = cv2.dilate(comp.astype(np.uint8), np.ones((k, k), np.uint8)) > 0
+    _, lab = cv2.connectedComponents((same & grown).astype(np.uint8), connectivity=8)
+    ys, xs = np.nonzero(core & same)
+    if ys.size == 0:
+        return False
+    piece = lab == lab[ys[0], xs[0]]
+    py, px_ = np.nonzero(piece)
+    sub = piece[py.min() : py.max() + 1, px_.min() : px_.max() + 1]
+    a = int(sub.sum())
+    return a < SOLID_HEAD_MAX_EXTENT * sub.size or _triangle_fill(sub, a) >= HEAD_MIN_TRIANGLE_FILL
 
 
 def _triangle_fill(mask: np.ndarray, area: int) -> float:
