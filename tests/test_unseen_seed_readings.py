@@ -54,6 +54,19 @@ def test_an_unfilled_box_tight_round_its_label_is_a_node() -> None:
     assert set(labels.values()) <= nodes, nodes
 
 
+def _confirmed(
+    render_pool: RenderPool, tmp_path: Path, png: Path, deck: Path
+) -> list[tuple[str, str]]:
+    """(kind, target) of every confirmed Stage 1 discrepancy of ``deck`` against ``png``,
+    rendered and judged through the semantic comparison."""
+    from judge.tools.semantic import semantic_comparison
+    from tests.judge_helpers import rendered_case
+
+    ctx = rendered_case(render_pool, tmp_path, deck.stem, png, deck)
+    found = semantic_comparison(ctx)["discrepancies"]
+    return [(d["kind"], d["target"]) for d in found if d["confirmed"]]
+
+
 @pytest.mark.slow
 def test_an_unread_reference_direction_is_told_end_against_end(
     render_pool: RenderPool, tmp_path: Path
@@ -64,21 +77,16 @@ def test_an_unread_reference_direction_is_told_end_against_end(
     1.86 px shaft: compared end against end, the head is at "Critic". The faithful deck gets
     no confirmed difference, nor does seed 4242's figure 13, whose tapered ``fancy`` tails
     start thicker than their tiny heads (below the shaft bound)."""
-    from judge.tools.semantic import semantic_comparison
-    from tests.judge_helpers import rendered_case
-
-    def confirmed(png: Path, deck: Path) -> list[tuple[str, str]]:
-        ctx = rendered_case(render_pool, tmp_path, deck.stem, png, deck)
-        found = semantic_comparison(ctx)["discrepancies"]
-        return [(d["kind"], d["target"]) for d in found if d["confirmed"]]
 
     png, (reversed_, faithful) = _benchmark_decks(
         1, tmp_path, ["reversed_edge", "faithful_shapes"], seed=6262
     )
-    assert ("reversed_edge", 'edge "Mapper" -> "Critic"') in confirmed(png, reversed_)
-    assert confirmed(png, faithful) == []
+    assert ("reversed_edge", 'edge "Mapper" -> "Critic"') in _confirmed(
+        render_pool, tmp_path, png, reversed_
+    )
+    assert _confirmed(render_pool, tmp_path, png, faithful) == []
     png, (faithful,) = _benchmark_decks(13, tmp_path, ["faithful_shapes"], seed=4242)
-    assert confirmed(png, faithful) == []
+    assert _confirmed(render_pool, tmp_path, png, faithful) == []
 
 
 def test_an_arrowheads_thick_core_is_no_node() -> None:
@@ -110,19 +118,14 @@ def test_a_line_whose_tail_moved_is_a_wrong_endpoint(
     the deck passed. The tree now proves it: it joins no line "Router"-"Reviewer" but one
     from "Cache" into "Reviewer", which the render reads too. The faithful deck gets no
     confirmed difference."""
-    from judge.tools.semantic import semantic_comparison
-    from tests.judge_helpers import rendered_case
-
-    def confirmed(png: Path, deck: Path) -> list[tuple[str, str]]:
-        ctx = rendered_case(render_pool, tmp_path, deck.stem, png, deck)
-        found = semantic_comparison(ctx)["discrepancies"]
-        return [(d["kind"], d["target"]) for d in found if d["confirmed"]]
 
     png, (moved, faithful) = _benchmark_decks(
         7, tmp_path, ["wrong_endpoint", "faithful_shapes"], seed=8181
     )
-    assert ("rewired_edge", 'edge "Router" -> "Reviewer"') in confirmed(png, moved)
-    assert confirmed(png, faithful) == []
+    assert ("rewired_edge", 'edge "Router" -> "Reviewer"') in _confirmed(
+        render_pool, tmp_path, png, moved
+    )
+    assert _confirmed(render_pool, tmp_path, png, faithful) == []
 
 
 def test_a_back_edge_leaving_beside_an_arriving_head() -> None:
