@@ -140,3 +140,30 @@ def test_a_back_edge_leaving_beside_an_arriving_head() -> None:
     assert nodes == set(labels.values()), nodes
     assert {("Dataset", "Augment", "high"), ("Mapper", "Dataset", "high")} <= edges, edges
     assert not any(e[:2] == ("Augment", "Dataset") for e in edges), edges
+
+
+def test_a_pill_whose_lines_all_leave_one_side_is_a_node() -> None:
+    """Seed 9191, figure 3: "Assembler" is a pink box with no outline, drawn tight round its
+    label, so it is read as a label pill until the lines show it is a node. Its two arrows
+    both leave its right side, tails first, to "Simulator" and "Tokenizer": no head at it and
+    two partners, so it stayed a label and both edges were lost (a deck reversing one passed).
+    A label sits on a line, which meets it on two opposite sides; lines meeting a box all on
+    one side make it a node."""
+    img, _labels = _seeded_reference(3, seed=9191)
+    nodes, edges, _lines = _read_graph(img)
+    assert "Assembler" in nodes, nodes
+    for dst in ("Simulator", "Tokenizer"):
+        assert ("Assembler", dst, "high") in edges, edges
+
+
+def test_a_small_solid_head_on_a_thin_shaft_is_a_head() -> None:
+    """Seed 9191, figure 13 (893 px): 4.4 px tapered arrows whose solid heads spread to about
+    2.3 shaft widths over about as much length. Too short for the open-head window and too thin
+    for the block-head test (then only for shafts of 5 px and more), "Residual" -> "Critic"
+    read with no direction, and a deck reversing it passed. A wedge narrowing to a point at
+    the node, on a 4 px shaft, is a head; the tapered tails, widest where they leave
+    "Residual", are not."""
+    img, _labels = _seeded_reference(13, seed=9191)
+    _nodes, edges, _lines = _read_graph(img)
+    assert ("Residual", "Critic", "high") in edges, edges
+    assert not {e for e in edges if e[1] == "Residual" and e[2] != "undirected"}, edges

@@ -619,8 +619,9 @@ def read_lines(
     A box drawn tight round its label with no outline is read as text (a label pill on a
     line); a light node drawn that way looks the same. Lines tell them apart: the lines are
     read once more with the pills as endpoints too, and a pill some line ends at with a head,
-    or that lines join to three or more nodes, is a node (a label on a line joins two, with a
-    tail on each side). Lines are then read with those pills as nodes."""
+    that lines join to three or more nodes, or that lines join to two met all on one side
+    (:func:`_one_side`), is a node (a label on a line joins two, with a tail on each of its
+    opposite sides). Lines are then read with those pills as nodes."""
     from judge.tools.graphread import node_blobs, pill_blobs
 
     leaves, _kids, glyphs, _icons = node_blobs(blobs, ocr, img)
@@ -637,20 +638,39 @@ def read_lines(
     trial = lines_for(sorted([*leaves, *pills]))
     joined: dict[int, set[int]] = {}
     headed: set[int] = set()
+    leave: dict[int, list[tuple[float, float]]] = {}  # where joining lines meet each pill
     for ln in trial:
         at = {c.node for c in ln.contacts}
         for c in ln.contacts:
-            joined.setdefault(c.node, set()).update(
-                o for o in at if o != c.node and ln.joined(c.node, o)
-            )
+            partners = {o for o in at if o != c.node and ln.joined(c.node, o)}
+            joined.setdefault(c.node, set()).update(partners)
+            if partners:
+                leave.setdefault(c.node, []).append(c.point)
             if c.head:
                 headed.add(c.node)
     nodes = frozenset(
-        p for p in pills if p in headed or len(joined.get(p, ())) >= PILL_NODE_MIN_PARTNERS
+        p
+        for p in pills
+        if p in headed
+        or len(joined.get(p, ())) >= PILL_NODE_MIN_PARTNERS
+        or (len(joined.get(p, ())) >= 2 and _one_side(blobs[p].box, leave[p]))
     )
     if nodes == frozenset(pills):
         return trial, nodes
     return lines_for(sorted([*leaves, *nodes])), nodes
+
+
+def _one_side(box: tuple[int, int, int, int], points: list[tuple[float, float]]) -> bool:
+    """Whether the lines meet a box all on one side of it: every two of ``points``, seen from
+    the box's centre in half-widths and half-heights, less than a right angle apart. A label
+    sits on a line, which enters on one side and leaves on the other; a node's lines may all
+    leave on one side (a source fanning out to the right: seed-9191 matplotlib figure 3)."""
+    x, y, w, h = box
+    cx, cy = x + w / 2, y + h / 2
+    dirs = [((px - cx) / max(w / 2, 1.0), (py - cy) / max(h / 2, 1.0)) for px, py in points]
+    return len(dirs) >= 2 and all(
+        a[0] * b[0] + a[1] * b[1] > 0 for i, a in enumerate(dirs) for b in dirs[i + 1 :]
+    )
 
 
 def lines_cached(ctx: ToolContext, which: str) -> list[LineComp]:

@@ -212,13 +212,15 @@ heads 3-11 widths, plain ends 0.6-1.6)."""
 HEAD_BEHIND_MAX_WIDTHS = 1.5
 """... provided the ink behind the head is one plain shaft, at most this many widths wide."""
 
-BLOCK_MIN_SHAFT_PX = 5.0
+BLOCK_MIN_SHAFT_PX = 4.0
 BLOCK_HEAD_WIDTHS = 2.5
 BLOCK_BACK_WIDTHS = (3.0, 5.0)
 BLOCK_SPREAD_RATIO = 1.6
 BLOCK_TIP_WIDTHS = 0.4
 BLOCK_TIP_MAX_FRAC = 0.6
-"""A block arrow's head: a shaft at least BLOCK_MIN_SHAFT_PX wide whose ink within
+"""A block arrow's head, or a small solid head on a thick shaft: a shaft at least
+BLOCK_MIN_SHAFT_PX wide (4 px: seed-9191 matplotlib figure 13's 4.4 px tapered arrows end in
+heads 2.3 shafts wide and as long, too short for the open-head window) whose ink within
 BLOCK_HEAD_WIDTHS shaft widths of its end spreads BLOCK_SPREAD_RATIO times the shaft's width
 (measured BLOCK_BACK_WIDTHS widths back) and, within BLOCK_TIP_WIDTHS of the end, is at most
 BLOCK_TIP_MAX_FRAC of that spread wide (it narrows to a point)."""
@@ -614,7 +616,9 @@ JPEG noise and scale, and the lines later make a pill a node where they show it 
 
 PILL_NODE_MIN_PARTNERS = 3
 """A pill (``PILL_MIN_DE``) that lines join to this many other nodes is a node too, with or
-without heads (a label on a line joins the two nodes the line runs between)."""
+without heads (a label on a line joins the two nodes the line runs between, and the line meets
+it on opposite sides: fewer partners make a node only where all its lines meet it on one side,
+``arrows._one_side``)."""
 
 INLIER_MEDIAN_FACTOR = 2.0
 """... or within this many median residuals of the first fit (Stage 3 refit)."""
