@@ -2,7 +2,8 @@
 solid lines leaving one side of a node stay apart, thick crossings pair their strokes, an
 unfilled box drawn tight round its label is a node, a reference line read with no direction
 is told by comparing its two ends, an arrowhead's thick core is no node, a line whose tail
-moved is a wrong endpoint, and a back edge leaving beside an arriving head is read."""
+moved is a wrong endpoint, a back edge leaving beside an arriving head is read, a label pill
+whose lines all leave one side is a node, and a small solid head on a 4 px shaft is a head."""
 
 from __future__ import annotations
 
