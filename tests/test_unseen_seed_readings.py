@@ -3,7 +3,10 @@ solid lines leaving one side of a node stay apart, thick crossings pair their st
 unfilled box drawn tight round its label is a node, a reference line read with no direction
 is told by comparing its two ends, an arrowhead's thick core is no node, a line whose tail
 moved is a wrong endpoint, a back edge leaving beside an arriving head is read, a label pill
-whose lines all leave one side is a node, and a small solid head on a 4 px shaft is a head."""
+whose lines all leave one side is a node, a small solid head on a 4 px shaft is a head, two
+nodes a labelled fat arrow bridges stay two, a big head on a diamond's tip is read past the
+tip's outline and not at the line's other end, a cylinder's thin cap is part of it, and an
+outlined diamond that fat tapered tails leave is a node."""
 
 from __future__ import annotations
 
@@ -168,3 +171,54 @@ def test_a_small_solid_head_on_a_thin_shaft_is_a_head() -> None:
     _nodes, edges, _lines = _read_graph(img)
     assert ("Residual", "Critic", "high") in edges, edges
     assert not {e for e in edges if e[1] == "Residual" and e[2] != "undirected"}, edges
+
+
+def test_two_nodes_a_labelled_fat_arrow_bridges_stay_two() -> None:
+    """Seed 1111, figure 3: a short 7 px arrow joins "Mapper" to "Tokenizer" with its label
+    "update" over it, next to a crossing of two fat arrows. Holes and all, the label, the
+    arrow and the crossing filled into a patch the node finder's opening kept, and the two
+    nodes came out as one, read "update Mapper Tokenizer" (a deck reversing an edge at them
+    passed). Two separate patches of one fill with the background showing between them are
+    two nodes."""
+    img, labels = _seeded_reference(3, seed=1111)
+    nodes, edges, _lines = _read_graph(img)
+    assert {"Mapper", "Tokenizer"} <= nodes and nodes == set(labels.values()), nodes
+    assert ("Mapper", "Tokenizer", "high") in edges, edges
+
+
+def test_a_big_head_on_a_diamonds_tip_is_read_past_the_tip() -> None:
+    """Seed 2525, figure 12 (1557 px): 50 px solid heads on 6 px lines. "Align" -> "Report"
+    ends at the diamond's left tip, whose outline the node's erasing leaves as a V: the head
+    window, measured from the V's mouth, held only the head's point, so no head was read
+    there, while the other end's window reached the head's base and read a head at "Align";
+    every faithful deck failed. Past an outline's remnant the window runs its full reach from
+    the apex, and an end thick only at its window's far rim (plain shaft by the node) is the
+    other end's head reaching in."""
+    img, _labels = _seeded_reference(12, seed=2525)
+    _nodes, edges, _lines = _read_graph(img)
+    assert ("Align", "Report", "high") in edges, edges
+    assert not {e for e in edges if e[:2] == ("Report", "Align")}, edges
+
+
+def test_a_cylinders_thin_cap_is_part_of_it() -> None:
+    """Seed 2525, figure 10: "Labeler" is an outlined cylinder whose top cap is 12 px tall,
+    thinner than a node, so it was not filled with the body; its upper arc stayed line ink,
+    and the head of "Critic" -> "Labeler", landing on the cap, read as a line running along
+    it (the edge reversed, every faithful deck failed). A cap fills with its body."""
+    img, _labels = _seeded_reference(10, seed=2525)
+    _nodes, edges, _lines = _read_graph(img)
+    assert ("Critic", "Labeler", "high") in edges, edges
+    assert not {e for e in edges if e[:2] == ("Labeler", "Critic")}, edges
+
+
+def test_an_outlined_diamond_fat_tails_leave_is_a_node() -> None:
+    """Seed 2525, figure 6: two tapered arrows leave the outlined diamond "Splitter" with
+    10 px tails. Their fat stubs, slanting, have boxes as big as a node's, so they passed for
+    nodes sitting on a loop of lines straddling the diamond's interior, which then stayed
+    unfilled: no "Splitter", and a deck leaving it out passed. A node is a node's least side
+    thick both ways; a tail's stub is not."""
+    img, labels = _seeded_reference(6, seed=2525)
+    nodes, edges, _lines = _read_graph(img)
+    assert nodes == set(labels.values()), nodes
+    for dst in ("Critic", "Segment"):
+        assert any(e[:2] == ("Splitter", dst) for e in edges), edges

@@ -45,6 +45,7 @@ from judge.tools.thresholds import (
     DASH_GAP_WIDTHS,
     DASH_JOIN_FACTOR,
     DASH_MIN_PIECES,
+    FAR_RIM_FRAC,
     HEAD_BEHIND_MAX_WIDTHS,
     HEAD_CLEAR_MIN_PX,
     HEAD_CLEAR_WIDTHS,
@@ -58,6 +59,7 @@ from judge.tools.thresholds import (
     LABEL_BRIDGE_GAP_FRAC,
     LABEL_STACK_GAP_FRAC,
     MIN_EDGE_LENGTH_PER_KPX,
+    NEAR_PART_FRAC,
     PILL_NODE_MIN_PARTNERS,
     STROKE_SPUR_PER_KPX,
     TEXT_ERASE_MARGIN_FRAC,
@@ -329,7 +331,8 @@ def detect_lines(
                 if j != k:
                     mine &= d2[k] <= d2[j]
             win = mine & (d2[k] <= (reach + margin) ** 2)
-            win &= clear_of[ys_abs, xs_abs] > max(HEAD_CLEAR_MIN_PX, HEAD_CLEAR_WIDTHS * shaft * 2)
+            clear = max(HEAD_CLEAR_MIN_PX, HEAD_CLEAR_WIDTHS * shaft * 2)
+            win &= clear_of[ys_abs, xs_abs] > clear
             wd = line.thickness_px
             at = np.flatnonzero(win)
             bx, by, bw, bh = blobs[node].box
@@ -341,9 +344,24 @@ def detect_lines(
             keep, end = skip_remnant(xs[at], ys[at], (px - X0, py - Y0), wd, out_dir, own_fill)
             if node in touched and len(touched) < 2 and keep.size and not keep.any():
                 outline_only = all_outline(img, blobs[node], xs, ys, (px - X0, py - Y0), wd, X0, Y0)
-            at = at[keep]
+            if keep.any() and not keep.all() and len(touches) <= 2:
+                # past the remnant of the node's outline: the head starts at its apex, so the
+                # window runs its full reach from there (a big head on a diamond's tip). Not
+                # where lines cross near a node: their V is no outline's, and the reach would
+                # take in the other strokes (seed-4242 matplotlib figure 3)
+                ex, ey = xs_abs - (end[0] + X0), ys_abs - (end[1] + Y0)
+                far = mine & (ex**2 + ey**2 <= (reach + margin) ** 2)
+                far &= ex * out_dir[0] + ey * out_dir[1] >= 0  # beyond the apex, away from it
+                far &= clear_of[ys_abs, xs_abs] > clear
+                at = np.union1d(at[keep], np.flatnonzero(far))
+            else:
+                at = at[keep]
             tmax = float(dt[ys[at], xs[at]].max()) if at.size else shaft
             head = tmax >= HEAD_THICKNESS_RATIO * shaft and tmax >= shaft + HEAD_MIN_EXTRA_PX
+            if head and len(touches) <= 2:
+                head = not _thick_only_far(
+                    xs[at], ys[at], dt[ys[at], xs[at]], end, reach + margin, shaft
+                )
             thin = False  # a thin head with several lines behind: a head or a fan's hub
             if head and tmax < HEAD_STRONG_RATIO * shaft:
                 # lines fanning out of one point overlap into a thick wedge there too, but split
@@ -379,6 +397,26 @@ def detect_lines(
             continue  # what the node's erasing left of its outline (a diamond's cut tip), no line
         out.append(line)
     return out
+
+
+def _thick_only_far(
+    xs: np.ndarray,
+    ys: np.ndarray,
+    thick: np.ndarray,
+    end: tuple[float, float],
+    reach: float,
+    shaft: float,
+) -> bool:
+    """Whether an end's window is thick only at its far rim, plain shaft near the node: the
+    base of a big head at the line's other end reaching in (seed-2525 matplotlib figure 12:
+    50 px heads on a 130 px line), not a head here, whose tip would be at the node. For lines
+    with two ends (where lines cross, a thick rim is a crossing, which the fan-hub rule reads:
+    seed-4242 matplotlib figure 3)."""
+    d = np.hypot(xs - end[0], ys - end[1])
+    if d.size == 0 or float(d[int(np.argmax(thick))]) <= FAR_RIM_FRAC * reach:
+        return False
+    near = d <= NEAR_PART_FRAC * reach
+    return int(near.sum()) >= 4 and float(thick[near].max()) < HEAD_THICKNESS_RATIO * shaft
 
 
 def _unhead_fan_hub(line: LineComp) -> None:

@@ -9,6 +9,7 @@ the image measured (the image frame) unless a tool caller asks for the panel fra
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -211,7 +212,11 @@ def _fill_holes(ink: np.ndarray, min_side: int, k: int, cylinders_only: bool = F
         return solid
     small = min_side * min_side / 4
     thick = cv2.morphologyEx(ink, cv2.MORPH_OPEN, np.ones((k, k), np.uint8))
-    n, _, stats, _ = cv2.connectedComponentsWithStats(thick, connectivity=8)
+    n, tlab, stats, _ = cv2.connectedComponentsWithStats(thick, connectivity=8)
+    # a node is a node's least side thick both ways; a tapered tail's fat stub, however long
+    # its slant makes its box, is not (seed-2525 matplotlib figure 6: two 10 px tails left
+    # an outlined diamond's lower sides, and the diamond stayed a loop of lines)
+    cored = set(np.unique(tlab[cv2.erode(thick, np.ones((min_side, min_side), np.uint8)) > 0]))
     # solids that may be nodes sitting on a loop of lines; arrowhead-sized ones (under
     # HEAD_MAX_SIDE_FACTOR node sides) do not count: an arrowhead touching an outlined node's
     # border would otherwise stop that node from being filled; nor do solids thinner than a
@@ -222,6 +227,7 @@ def _fill_holes(ink: np.ndarray, min_side: int, k: int, cylinders_only: bool = F
         if stats[j, 4] >= small
         and max(stats[j, 2], stats[j, 3]) >= HEAD_MAX_SIDE_FACTOR * min_side
         and min(stats[j, 2], stats[j, 3]) >= min_side
+        and j in cored
     ]
     # the interiors of outlined boxes are holes too: a loop of lines through outlined nodes
     # is straddled by them just as by filled nodes (holes thinner than a node, a cylinder's
@@ -232,6 +238,17 @@ def _fill_holes(ink: np.ndarray, min_side: int, k: int, cylinders_only: bool = F
         if hier[0][i][3] >= 0
         and cv2.contourArea(c) > small
         and min((r := cv2.boundingRect(c))[2:]) >= min_side
+    }
+    # caps thinner than a node are left out of ``holes``, but fill with their cylinder's body:
+    # left open, the cap's outer arc stays line ink, and a head arriving on it reads there as
+    # a line along the cap (seed-2525 matplotlib figure 10, "Labeler")
+    thin_caps = {
+        i: r
+        for i, c in enumerate(contours)
+        if hier[0][i][3] >= 0
+        and i not in holes
+        and cv2.contourArea(c) > small
+        and max((r := cv2.boundingRect(c))[2:]) >= min_side
     }
     tol = k
     for i, c in enumerate(contours):
@@ -281,6 +298,9 @@ def _fill_holes(ink: np.ndarray, min_side: int, k: int, cylinders_only: bool = F
             break
         if not straddle:  # the hull: a panel's hole loses what is attached inside it
             cv2.fillConvexPoly(solid, cv2.convexHull(c), 1)
+            for j, cap in thin_caps.items():
+                if _is_cap(cap, (x, y, w, h), tol):
+                    cv2.drawContours(solid, contours, j, 1, thickness=-1)
     return solid
 
 
@@ -455,6 +475,8 @@ def _scan(
         wide = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (MERGED_OPEN_FACTOR * k,) * 2)
         opened[m] = cv2.morphologyEx(m.astype(np.uint8), cv2.MORPH_OPEN, wide)[m]
         n, labels, stats, _ = cv2.connectedComponentsWithStats(opened, connectivity=8)
+    if _part_bridged(img, opened, labels, stats, n, bg, min_side, k):
+        n, labels, stats, _ = cv2.connectedComponentsWithStats(opened, connectivity=8)
     order = sorted(range(1, n), key=lambda i: (stats[i, 1], stats[i, 0]))
     for i in order:
         x, y, w, h, a = (int(v) for v in stats[i])
@@ -561,6 +583,87 @@ def _scan(
             er2 = max(3, k)
             inside = erode(comp, er2)
             _scan(sub, inside, interior, depth + 1, idx, (x + off[0], y + off[1]), out, full_shape)
+
+
+def _part_bridged(
+    img: np.ndarray,
+    opened: np.ndarray,
+    labels: np.ndarray,
+    stats: np.ndarray,
+    n: int,
+    bg: tuple[int, int, int],
+    min_side: int,
+    k: int,
+) -> bool:
+    """Part filled nodes that a bridge of other ink holds together, in place in ``opened``.
+
+    A short fat arrow between two nodes with its label over it (or a crossing of fat arrows
+    next to them) fills, holes and all, into a patch the opening keeps, and the two nodes come
+    out as one blob (seed-1111 matplotlib figure 3: "Mapper", "update" and "Tokenizer"). Such a
+    component holds two or more separate patches of one fill, each node-sized, side by side
+    at least a node's side apart (a panel's fill, cut by the lines looping inside it,
+    surrounds its inner patches; a line drawn across a node parts its fill by a line's width), and
+    between them ink of other colours and the background showing through (a node's own
+    compartments, split by its rules, have no background between them): what is not near
+    those patches goes.
+    Returns whether anything was parted."""
+    parted = False
+    r = max(3, k // 2)
+    grow = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * r + 1, 2 * r + 1))
+    bg_px = np.asarray(bg, np.int16)
+    for i in range(1, n):
+        x, y, w, h, _a = (int(v) for v in stats[i])
+        if w < min_side or h < min_side or max(w, h) < 2 * min_side:
+            continue
+        comp = labels[y : y + h, x : x + w] == i
+        sub = img[y : y + h, x : x + w].astype(np.int16)
+        inner = erode(comp, max(2, k // 2)) > 0
+        interior = dominant_bgr(img[y : y + h, x : x + w][inner]) if inner.any() else None
+        if interior is None or ciede2000_bgr(interior, bg) <= BG_SAME_DE:
+            continue
+        fill = comp & (np.abs(sub - np.asarray(interior, np.int16)).max(axis=2) <= INK_DIFF)
+        m, plab, pst, _ = cv2.connectedComponentsWithStats(fill.astype(np.uint8), connectivity=8)
+        big = [
+            j
+            for j in range(1, m)
+            if pst[j, 2] >= min_side and pst[j, 3] >= min_side and pst[j, 4] >= min_side * min_side
+        ]
+        if len(big) < 2 or any(
+            _gap(pst[a, :4], pst[b, :4]) < min_side for a, b in itertools.combinations(big, 2)
+        ):
+            # one patch round another (a panel's fill round its nodes and lines), or a node's
+            # fill cut by a line drawn across it (seed-4242 matplotlib figure 4's diamond)
+            continue
+        if any(_holds_node(plab == j, min_side) for j in big):
+            continue  # a panel's lanes, split by a rule, round their nodes
+        near = cv2.dilate(np.isin(plab, big).astype(np.uint8), grow) > 0
+        neck = comp & ~near
+        shows_bg = neck & (np.abs(sub - bg_px).max(axis=2) <= INK_DIFF)
+        if int(shows_bg.sum()) < k:
+            continue
+        opened[y : y + h, x : x + w][neck] = 0
+        parted = True
+    return parted
+
+
+def _holds_node(patch: np.ndarray, min_side: int) -> bool:
+    """Whether a patch of fill surrounds a hole twice a node's least side each way: a node
+    (a panel's), not its label's letters."""
+    contours, hier = cv2.findContours(
+        patch.astype(np.uint8), cv2.RETR_CCOMP, cv2.CHAIN_APPROX_SIMPLE
+    )
+    if hier is None:
+        return False
+    return any(
+        hier[0][i][3] >= 0 and min(cv2.boundingRect(c)[2:]) >= 2 * min_side
+        for i, c in enumerate(contours)
+    )
+
+
+def _gap(a: Sequence[int], b: Sequence[int]) -> int:
+    """How far apart two (x, y, w, h) boxes are along the axis they are apart on (0 or less:
+    they overlap or touch)."""
+    return int(max(b[0] - a[0] - a[2], a[0] - b[0] - b[2], b[1] - a[1] - a[3], a[1] - b[1] - b[3]))
 
 
 def detect_blobs(img: np.ndarray) -> list[Blob]:

@@ -112,6 +112,7 @@ whereas fat lines meeting at an outlined node's rim make a solid mostly within t
 (seed-7373 matplotlib figure 13: three 5 px curves leaving an ellipse's bottom-left, 75 %
 inside, kept "Labeler" from being filled, so it was no node)."""
 
+
 CYLINDER_CAP_MATCH_FRAC = 0.08
 """A hole straddling a bigger hole's top or bottom end (left or right) is that cylinder body's
 cap, not a node on a loop of lines, when its left edge and width match the body's within this
@@ -684,3 +685,10 @@ ROTATED_BOX_MIN_RATIO = 1.6
 characters, ``CHAR_WIDTH_EMS``) holds text set at an angle: its height is the slanted run's,
 not the letters' (dev16: "download offloaded tenant" along a diagonal arrow, 204 px tall for
 30 px letters). Its erasing margin is measured on the letters (``TEXT_ERASE_MARGIN_FRAC``)."""
+
+FAR_RIM_FRAC = 0.6
+NEAR_PART_FRAC = 0.5
+"""An end whose thickest ink lies past ``FAR_RIM_FRAC`` of its head window's reach while the
+ink within ``NEAR_PART_FRAC`` of it is no thicker than a head's ``HEAD_THICKNESS_RATIO``
+shafts: the base of the other end's big head reaching in, not a head (its tip would be at the
+node)."""
