@@ -616,9 +616,10 @@ def _part_bridged(
         if w < min_side or h < min_side or max(w, h) < 2 * min_side:
             continue
         comp = labels[y : y + h, x : x + w] == i
-        sub = img[y : y + h, x : x + w].astype(np.int16)
+        patch = img[y : y + h, x : x + w]
+        sub = patch.astype(np.int16)
         inner = erode(comp, max(2, k // 2)) > 0
-        interior = dominant_bgr(img[y : y + h, x : x + w][inner]) if inner.any() else None
+        interior = dominant_bgr(patch[inner]) if inner.any() else None
         if interior is None or ciede2000_bgr(interior, bg) <= BG_SAME_DE:
             continue
         fill = comp & (np.abs(sub - np.asarray(interior, np.int16)).max(axis=2) <= INK_DIFF)
@@ -635,7 +636,7 @@ def _part_bridged(
             # fill cut by a line drawn across it (seed-4242 matplotlib figure 4's diamond)
             continue
         if any(_holds_node(plab == j, min_side) for j in big):
-            continue  # a panel's lanes, split by a rule, round their nodes
+            continue  # a panel's lanes, a band between them, round their nodes
         near = cv2.dilate(np.isin(plab, big).astype(np.uint8), grow) > 0
         neck = comp & ~near
         shows_bg = neck & (np.abs(sub - bg_px).max(axis=2) <= INK_DIFF)

@@ -112,7 +112,6 @@ whereas fat lines meeting at an outlined node's rim make a solid mostly within t
 (seed-7373 matplotlib figure 13: three 5 px curves leaving an ellipse's bottom-left, 75 %
 inside, kept "Labeler" from being filled, so it was no node)."""
 
-
 CYLINDER_CAP_MATCH_FRAC = 0.08
 """A hole straddling a bigger hole's top or bottom end (left or right) is that cylinder body's
 cap, not a node on a loop of lines, when its left edge and width match the body's within this
