@@ -5,8 +5,10 @@ is told by comparing its two ends, an arrowhead's thick core is no node, a line 
 moved is a wrong endpoint, a back edge leaving beside an arriving head is read, a label pill
 whose lines all leave one side is a node, a small solid head on a 4 px shaft is a head, two
 nodes a labelled fat arrow bridges stay two, a big head on a diamond's tip is read past the
-tip's outline and not at the line's other end, a cylinder's thin cap is part of it, and an
-outlined diamond that fat tapered tails leave is a node."""
+tip's outline and not at the line's other end, a cylinder's thin cap is part of it, an
+outlined diamond that fat tapered tails leave is a node, a tapered arrow's head is measured
+against the thin shaft before it, and a head past a long outline remnant at a diamond's cut-off
+tip is read."""
 
 from __future__ import annotations
 
@@ -222,3 +224,29 @@ def test_an_outlined_diamond_fat_tails_leave_is_a_node() -> None:
     assert nodes == set(labels.values()), nodes
     for dst in ("Critic", "Segment"):
         assert any(e[:2] == ("Splitter", dst) for e in edges), edges
+
+
+def test_a_tapered_arrows_head_is_measured_against_its_thin_shaft() -> None:
+    """Seed 6262, figure 13: `fancy` arrows 10 px thick where they leave "Pooling", tapering
+    to about 5 px before their heads. Measured against the whole line's median (6.6 px
+    half-width), the 10.5 px head at "Parser" was no head, so the line read with no direction
+    and a deck reversing it passed. An end's head is measured against the shaft just behind
+    its window; the thick tail, as thick as the shaft behind it, stays no head."""
+    img, _labels = _seeded_reference(13, seed=6262)
+    _nodes, edges, _lines = _read_graph(img)
+    assert ("Pooling", "Parser", "high") in edges, edges
+    assert not {e for e in edges if e[1] == "Pooling"}, edges
+
+
+def test_a_head_past_a_diamonds_cut_off_tip_is_read() -> None:
+    """Seed 3131, figure 0: "Upsample" -> "Gradient" ends with its head's point on the left
+    tip of the outlined diamond "Gradient". The node finder's opening cuts the sharp tip off,
+    so the outline's V left by the node's erasing runs a whole head window long and the head
+    lies past it: the window held nothing but the V, the line read with no direction and a
+    deck moving its end passed. Such a window is looked at again twice as far, and the head
+    is read past the V's apex."""
+    img, _labels = _seeded_reference(0, seed=3131)
+    _nodes, edges, _lines = _read_graph(img)
+    assert ("Upsample", "Gradient", "high") in edges, edges
+    for dst in ("Report", "Assembler", "Downsample"):
+        assert ("Gradient", dst, "high") in edges, edges

@@ -58,9 +58,12 @@ from judge.tools.thresholds import (
     INK_DIFF,
     LABEL_BRIDGE_GAP_FRAC,
     LABEL_STACK_GAP_FRAC,
+    LOCAL_SHAFT_BAND,
+    LOCAL_SHAFT_MIN_WINDOWS,
     MIN_EDGE_LENGTH_PER_KPX,
     NEAR_PART_FRAC,
     PILL_NODE_MIN_PARTNERS,
+    REMNANT_WIDE_REACHES,
     STROKE_SPUR_PER_KPX,
     TEXT_ERASE_MARGIN_FRAC,
     scaled_px,
@@ -323,6 +326,7 @@ def detect_lines(
             joins = read[0] if read is not None else None
             line.crossed = read is not None and read[1]
         d2 = [(xs_abs - px) ** 2 + (ys_abs - py) ** 2 for _, px, py in touches]
+        on_ridge = (dt >= cv2.dilate(dt, np.ones((3, 3), np.uint8)))[ys, xs]
         outline_only = False  # the one node this touches: all of it there is that node's outline
         for k, (node, px, py) in enumerate(touches):
             # look for the head only on this end's side of the line (short lines: the nearer half)
@@ -337,13 +341,24 @@ def detect_lines(
             at = np.flatnonzero(win)
             bx, by, bw, bh = blobs[node].box
             out_dir = (px - (bx + bw / 2), py - (by + bh / 2))
-            own = img[ys_abs[at], xs_abs[at]].astype(np.int16) - np.asarray(
-                blobs[node].interior_bgr, np.int16
-            )
-            own_fill = np.abs(own).max(axis=1) <= INK_DIFF
-            keep, end = skip_remnant(xs[at], ys[at], (px - X0, py - Y0), wd, out_dir, own_fill)
+            keep, end = _past_remnant(img, blobs[node], xs, ys, (X0, Y0), at, (px, py), wd)
             if node in touched and len(touched) < 2 and keep.size and not keep.any():
                 outline_only = all_outline(img, blobs[node], xs, ys, (px - X0, py - Y0), wd, X0, Y0)
+            # all the window holds may be the outline's V: a sharp tip the node finder's
+            # opening cut off leaves a long one, and the head waits past its apex
+            wide = mine & (d2[k] <= (REMNANT_WIDE_REACHES * (reach + margin)) ** 2)
+            wide &= clear_of[ys_abs, xs_abs] > clear
+            at, keep, end = _past_long_remnant(
+                img,
+                blobs[node],
+                xs,
+                ys,
+                (X0, Y0),
+                np.flatnonzero(wide),
+                (px, py),
+                wd,
+                (at, keep, end),
+            ) or (at, keep, end)
             if keep.any() and not keep.all() and len(touches) <= 2:
                 # past the remnant of the node's outline: the head starts at its apex, so the
                 # window runs its full reach from there (a big head on a diamond's tip). Not
@@ -357,13 +372,21 @@ def detect_lines(
             else:
                 at = at[keep]
             tmax = float(dt[ys[at], xs[at]].max()) if at.size else shaft
-            head = tmax >= HEAD_THICKNESS_RATIO * shaft and tmax >= shaft + HEAD_MIN_EXTRA_PX
+            # a line's shaft by this end: a tapered `fancy` arrow runs thick at its tail and
+            # thin by its head, and a component can join a thick stroke to a thin one
+            from_end = (xs - end[0]) ** 2 + (ys - end[1]) ** 2  # past a remnant: its apex
+            local = (
+                _local_shaft(dt, xs, ys, on_ridge & mine, from_end, reach + margin, shaft)
+                if len(touches) <= 2
+                else shaft
+            )
+            head = tmax >= HEAD_THICKNESS_RATIO * local and tmax >= local + HEAD_MIN_EXTRA_PX
             if head and len(touches) <= 2:
                 head = not _thick_only_far(
-                    xs[at], ys[at], dt[ys[at], xs[at]], end, reach + margin, shaft
+                    xs[at], ys[at], dt[ys[at], xs[at]], end, reach + margin, local
                 )
             thin = False  # a thin head with several lines behind: a head or a fan's hub
-            if head and tmax < HEAD_STRONG_RATIO * shaft:
+            if head and tmax < HEAD_STRONG_RATIO * local:
                 # lines fanning out of one point overlap into a thick wedge there too, but split
                 # behind it; a head this thin counts only with one shaft behind, or (below)
                 # where the strokes show it is not a hub
@@ -397,6 +420,70 @@ def detect_lines(
             continue  # what the node's erasing left of its outline (a diamond's cut tip), no line
         out.append(line)
     return out
+
+
+def _past_remnant(
+    img: np.ndarray,
+    blob: Blob,
+    xs: np.ndarray,
+    ys: np.ndarray,
+    origin: tuple[int, int],
+    at: np.ndarray,
+    point: tuple[float, float],
+    wd: float,
+) -> tuple[np.ndarray, tuple[float, float]]:
+    """:func:`skip_remnant` on the window pixels ``at`` (indices into ``xs``/``ys``, which are
+    relative to ``origin``) of a line's end at ``point`` (image frame) on ``blob``: which of
+    them a head is measured on, and from where (window frame)."""
+    x0, y0 = origin
+    own = img[ys[at] + y0, xs[at] + x0].astype(np.int16) - np.asarray(blob.interior_bgr, np.int16)
+    bx, by, bw, bh = blob.box
+    out_dir = (point[0] - (bx + bw / 2), point[1] - (by + bh / 2))
+    own_fill = np.abs(own).max(axis=1) <= INK_DIFF
+    return skip_remnant(xs[at], ys[at], (point[0] - x0, point[1] - y0), wd, out_dir, own_fill)
+
+
+def _past_long_remnant(
+    img: np.ndarray,
+    blob: Blob,
+    xs: np.ndarray,
+    ys: np.ndarray,
+    origin: tuple[int, int],
+    wide: np.ndarray,
+    point: tuple[float, float],
+    wd: float,
+    found: tuple[np.ndarray, np.ndarray, tuple[float, float]],
+) -> tuple[np.ndarray, np.ndarray, tuple[float, float]] | None:
+    """Where a head window (``found``: its pixels, which of them to measure, its end) holds
+    nothing but a node outline's V, the window ``wide`` (``REMNANT_WIDE_REACHES`` reaches)
+    looked at the same way, when the V's apex shows there: the V of a diamond's sharp tip that
+    the node finder's opening cut off runs a whole window long, and the head sits past its
+    apex (seed-3131 matplotlib figure 0; on seed-4242 figure 4 the line reaching such a tip
+    also joins two other nodes). None: keep ``found``."""
+    if not found[1].size or found[1].any():
+        return None
+    keep, end = _past_remnant(img, blob, xs, ys, origin, wide, point, wd)
+    return (wide, keep, end) if keep.any() and not keep.all() else None
+
+
+def _local_shaft(
+    dt: np.ndarray,
+    xs: np.ndarray,
+    ys: np.ndarray,
+    ridge: np.ndarray,
+    d2: np.ndarray,
+    reach: float,
+    shaft: float,
+) -> float:
+    """The shaft's half-width just behind an end's head window: the median distance-transform
+    value of the ridge ``LOCAL_SHAFT_BAND`` windows back from the end (``d2``: squared
+    distances from it; ``ridge``: this end's side of the line), or the whole line's ``shaft``
+    where that band holds fewer than ``LOCAL_SHAFT_MIN_WINDOWS`` windows' length of ridge (a
+    short line)."""
+    sel = ridge & (d2 > reach**2) & (d2 <= (LOCAL_SHAFT_BAND * reach) ** 2)
+    if int(sel.sum()) < LOCAL_SHAFT_MIN_WINDOWS * reach:
+        return shaft
+    return float(np.median(dt[ys[sel], xs[sel]]))
 
 
 def _thick_only_far(

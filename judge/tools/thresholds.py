@@ -685,6 +685,19 @@ characters, ``CHAR_WIDTH_EMS``) holds text set at an angle: its height is the sl
 not the letters' (dev16: "download offloaded tenant" along a diagonal arrow, 204 px tall for
 30 px letters). Its erasing margin is measured on the letters (``TEXT_ERASE_MARGIN_FRAC``)."""
 
+REMNANT_WIDE_REACHES = 2.0
+"""A head window that holds nothing but a node outline's V is looked at again out to this many
+reaches from the node: the V of a sharp tip the node finder's opening cut off runs a whole
+window long, and the head sits past its apex."""
+
+LOCAL_SHAFT_BAND = 2.0
+LOCAL_SHAFT_MIN_WINDOWS = 0.5
+"""An end's head is measured against the shaft just behind its head window, out to
+``LOCAL_SHAFT_BAND`` windows from the end, where that stretch holds at least
+``LOCAL_SHAFT_MIN_WINDOWS`` windows' length of the line's ridge (else the whole line's median):
+a tapered ``fancy`` arrow's tail is as thick as the shaft behind it, its head twice the thin
+shaft before it."""
+
 FAR_RIM_FRAC = 0.6
 NEAR_PART_FRAC = 0.5
 """An end whose thickest ink lies past ``FAR_RIM_FRAC`` of its head window's reach while the
