@@ -1,0 +1,223 @@
+"""The tests that tell an arrowhead at a line's end (:func:`judge.tools.arrows.detect_lines`):
+the window past what is left of the node's outline, the shaft the end is measured against,
+the other end's big head reaching in, lines behind an end, an open head's spread and a block
+arrow's wedge. Window pixels (``xs``/``ys`` relative to the line's window) throughout."""
+
+from __future__ import annotations
+
+import math
+
+import cv2
+import numpy as np
+
+from judge.tools.lineink import skip_remnant
+from judge.tools.nodes import Blob
+from judge.tools.thresholds import (
+    BLOCK_BACK_WIDTHS,
+    BLOCK_HEAD_WIDTHS,
+    BLOCK_SPREAD_RATIO,
+    BLOCK_TIP_MAX_FRAC,
+    BLOCK_TIP_WIDTHS,
+    FAR_RIM_FRAC,
+    HEAD_BEHIND_MAX_WIDTHS,
+    HEAD_LENGTH_WIDTHS,
+    HEAD_THICKNESS_RATIO,
+    INK_DIFF,
+    LOCAL_SHAFT_BAND,
+    LOCAL_SHAFT_MIN_WINDOWS,
+    NEAR_PART_FRAC,
+)
+
+
+def past_remnant(
+    img: np.ndarray,
+    blob: Blob,
+    xs: np.ndarray,
+    ys: np.ndarray,
+    origin: tuple[int, int],
+    at: np.ndarray,
+    point: tuple[float, float],
+    wd: float,
+) -> tuple[np.ndarray, tuple[float, float]]:
+    """:func:`skip_remnant` on the window pixels ``at`` (indices into ``xs``/``ys``, which are
+    relative to ``origin``) of a line's end at ``point`` (image frame) on ``blob``: which of
+    them a head is measured on, and from where (window frame)."""
+    x0, y0 = origin
+    own = img[ys[at] + y0, xs[at] + x0].astype(np.int16) - np.asarray(blob.interior_bgr, np.int16)
+    bx, by, bw, bh = blob.box
+    out_dir = (point[0] - (bx + bw / 2), point[1] - (by + bh / 2))
+    own_fill = np.abs(own).max(axis=1) <= INK_DIFF
+    return skip_remnant(xs[at], ys[at], (point[0] - x0, point[1] - y0), wd, out_dir, own_fill)
+
+
+def past_long_remnant(
+    img: np.ndarray,
+    blob: Blob,
+    xs: np.ndarray,
+    ys: np.ndarray,
+    origin: tuple[int, int],
+    wide: np.ndarray,
+    point: tuple[float, float],
+    wd: float,
+    found: tuple[np.ndarray, np.ndarray, tuple[float, float]],
+) -> tuple[np.ndarray, np.ndarray, tuple[float, float]] | None:
+    """Where a head window (``found``: its pixels, which of them to measure, its end) holds
+    nothing but a node outline's V, the window ``wide`` (``REMNANT_WIDE_REACHES`` reaches)
+    looked at the same way, when the V's apex shows there: the V of a diamond's sharp tip that
+    the node finder's opening cut off runs a whole window long, and the head sits past its
+    apex (seed-3131 matplotlib figure 0; on seed-4242 figure 4 the line reaching such a tip
+    also joins two other nodes). None: keep ``found``."""
+    if not found[1].size or found[1].any():
+        return None
+    keep, end = past_remnant(img, blob, xs, ys, origin, wide, point, wd)
+    return (wide, keep, end) if keep.any() and not keep.all() else None
+
+
+def local_shaft(
+    dt: np.ndarray,
+    xs: np.ndarray,
+    ys: np.ndarray,
+    ridge: np.ndarray,
+    d2: np.ndarray,
+    reach: float,
+    shaft: float,
+) -> float:
+    """The shaft's half-width just behind an end's head window: the median distance-transform
+    value of the ridge ``LOCAL_SHAFT_BAND`` windows back from the end (``d2``: squared
+    distances from it; ``ridge``: this end's side of the line), or the whole line's ``shaft``
+    where that band holds fewer than ``LOCAL_SHAFT_MIN_WINDOWS`` windows' length of ridge (a
+    short line)."""
+    sel = ridge & (d2 > reach**2) & (d2 <= (LOCAL_SHAFT_BAND * reach) ** 2)
+    if int(sel.sum()) < LOCAL_SHAFT_MIN_WINDOWS * reach:
+        return shaft
+    return float(np.median(dt[ys[sel], xs[sel]]))
+
+
+def thick_only_far(
+    xs: np.ndarray,
+    ys: np.ndarray,
+    thick: np.ndarray,
+    end: tuple[float, float],
+    reach: float,
+    shaft: float,
+) -> bool:
+    """Whether an end's window is thick only at its far rim, plain shaft near the node: the
+    base of a big head at the line's other end reaching in (seed-2525 matplotlib figure 12:
+    50 px heads on a 130 px line), not a head here, whose tip would be at the node. For lines
+    with two ends (where lines cross, a thick rim is a crossing, which the fan-hub rule reads:
+    seed-4242 matplotlib figure 3)."""
+    d = np.hypot(xs - end[0], ys - end[1])
+    if d.size == 0 or float(d[int(np.argmax(thick))]) <= FAR_RIM_FRAC * reach:
+        return False
+    near = d <= NEAR_PART_FRAC * reach
+    return int(near.sum()) >= 4 and float(thick[near].max()) < HEAD_THICKNESS_RATIO * shaft
+
+
+def line_axis(
+    xs: np.ndarray, ys: np.ndarray, point: tuple[float, float], width: float
+) -> tuple[np.ndarray, np.ndarray, float, float, float] | None:
+    """(dx, dy, ax, ay, head length): pixel offsets from ``point`` and the unit direction of the
+    line away from it, taken from the ink 1.5 to 2.5 head lengths back (where only the shaft
+    should be); ``None`` when too little ink is there."""
+    hl = max(6.0, HEAD_LENGTH_WIDTHS * width)
+    dx, dy = xs - point[0], ys - point[1]
+    d = np.hypot(dx, dy)
+    back = (d > 1.5 * hl) & (d <= 2.5 * hl)
+    if back.sum() < 2:
+        return None
+    ax, ay = float(dx[back].mean()), float(dy[back].mean())
+    n = float(np.hypot(ax, ay))
+    if n < 1e-6:
+        return None
+    return dx, dy, ax / n, ay / n, hl
+
+
+def lines_behind(xs: np.ndarray, ys: np.ndarray, point: tuple[float, float], width: float) -> int:
+    """How many separate pieces of line run behind a line's end (window pixels): the fewest
+    that cross a ring 1.5 to 2.5, or 2.5 to 3.5, head lengths from ``point`` (those the window
+    reaches; else its outer part). One behind a head (the farther ring is past a long head's
+    barbs); several where lines fan out of one point."""
+    hl = max(6.0, HEAD_LENGTH_WIDTHS * width)
+    d = np.hypot(xs - point[0], ys - point[1])
+    if d.size == 0:
+        return 0
+    far = float(d.max())
+    rings = [(lo * hl, (lo + 1.0) * hl) for lo in (1.5, 2.5) if lo * hl < far]
+    counts = []
+    for r0, r1 in rings or [(0.6 * far, far)]:  # a short window: its outer part
+        ring = (d > r0) & (d <= r1)
+        if not ring.any():
+            continue
+        rx, ry = xs[ring], ys[ring]
+        x0, y0 = int(rx.min()), int(ry.min())
+        mask = np.zeros((int(ry.max()) - y0 + 1, int(rx.max()) - x0 + 1), np.uint8)
+        mask[ry - y0, rx - x0] = 1
+        n, _lab, stats, _c = cv2.connectedComponentsWithStats(mask, connectivity=8)
+        counts.append(sum(1 for c in range(1, n) if stats[c, cv2.CC_STAT_AREA] >= 2))
+    return min(counts, default=0)
+
+
+def end_spread(
+    xs: np.ndarray, ys: np.ndarray, point: tuple[float, float], width: float
+) -> tuple[float, float]:
+    """Extent across the line of the ink within a head's length of ``point``, and of the ink
+    behind that (1.5 to 2.5 head lengths away, where only the shaft should be). Window pixels;
+    (0, 0) when too little ink."""
+    axis = line_axis(xs, ys, point, width)
+    if axis is None:
+        return 0.0, 0.0
+    dx, dy, ax, ay, hl = axis
+    d = np.hypot(dx, dy)
+    back = (d > 1.5 * hl) & (d <= 2.5 * hl)
+    close = d <= hl
+    if close.sum() < 2:
+        return 0.0, 0.0
+
+    def extent(sel: np.ndarray) -> float:
+        across = dx[sel] * -ay + dy[sel] * ax
+        lo, hi = np.percentile(across, [2, 98])
+        return float(hi - lo) + 1.0
+
+    return extent(close), extent(back)
+
+
+def block_head(xs: np.ndarray, ys: np.ndarray, point: tuple[float, float], wd: float) -> bool:
+    """A thick shaft ending in a wedge wider than itself that narrows to a point at ``point``:
+    a block arrow's head (PowerPoint's ``rightArrow``: twice the shaft; matplotlib's
+    ``simple``: 2.5 times). Its head is no thicker than the shaft, so the thickness test cannot
+    see it, and it is shorter than the open-head test's window (``HEAD_LENGTH_WIDTHS``)."""
+    dx, dy = xs - point[0], ys - point[1]
+    d = np.hypot(dx, dy)
+    lo, hi = BLOCK_BACK_WIDTHS
+    back = (d > lo * wd) & (d <= hi * wd)
+    near = d <= BLOCK_HEAD_WIDTHS * wd
+    if back.sum() < 4 or near.sum() < 4:
+        return False
+    ax, ay = float(dx[back].mean()), float(dy[back].mean())
+    n = math.hypot(ax, ay)
+    if n < 1e-6:
+        return False
+    ax, ay = ax / n, ay / n
+    along, across = dx * ax + dy * ay, -dx * ay + dy * ax
+
+    step = max(2.0, wd / 4)
+
+    def widths(sel: np.ndarray) -> list[float]:
+        """Width across the line of each slice (``step`` long) of the selected ink."""
+        out: list[float] = []
+        if not sel.any():
+            return out
+        for t0 in np.arange(float(along[sel].min()), float(along[sel].max()) + step, step):
+            cut = sel & (along >= t0) & (along < t0 + step)
+            if cut.sum() >= 2:
+                out.append(float(across[cut].max() - across[cut].min()) + 1.0)
+        return out
+
+    shaft = float(np.median(widths(back) or [0.0]))
+    wedge = max(widths(near & (along >= 0)) or [0.0])
+    tip = max(widths(near & (along < BLOCK_TIP_WIDTHS * wd)) or [0.0])
+    return (
+        shaft <= HEAD_BEHIND_MAX_WIDTHS * wd  # one plain shaft behind, not a fan
+        and wedge >= BLOCK_SPREAD_RATIO * shaft
+        and tip <= BLOCK_TIP_MAX_FRAC * wedge  # it narrows to its tip: not a bar or a T
+    )
