@@ -318,6 +318,8 @@ def detect_lines(
             line.crossed = read is not None and read[1]
         d2 = [(xs_abs - px) ** 2 + (ys_abs - py) ** 2 for _, px, py in touches]
         on_ridge = (dt >= cv2.dilate(dt, np.ones((3, 3), np.uint8)))[ys, xs]
+        clear = max(HEAD_CLEAR_MIN_PX, HEAD_CLEAR_WIDTHS * shaft * 2)
+        clear_ok = clear_of[ys_abs, xs_abs] > clear  # heads are measured this far off a node
         outline_only = False  # the one node this touches: all of it there is that node's outline
         for k, (node, px, py) in enumerate(touches):
             # look for the head only on this end's side of the line (short lines: the nearer half)
@@ -326,8 +328,7 @@ def detect_lines(
                 if j != k:
                     mine &= d2[k] <= d2[j]
             win = mine & (d2[k] <= (reach + margin) ** 2)
-            clear = max(HEAD_CLEAR_MIN_PX, HEAD_CLEAR_WIDTHS * shaft * 2)
-            win &= clear_of[ys_abs, xs_abs] > clear
+            win &= clear_ok
             wd = line.thickness_px
             at = np.flatnonzero(win)
             bx, by, bw, bh = blobs[node].box
@@ -338,7 +339,7 @@ def detect_lines(
             # all the window holds may be the outline's V: a sharp tip the node finder's
             # opening cut off leaves a long one, and the head waits past its apex
             wide = mine & (d2[k] <= (REMNANT_WIDE_REACHES * (reach + margin)) ** 2)
-            wide &= clear_of[ys_abs, xs_abs] > clear
+            wide &= clear_ok
             at, keep, end = headtests.past_long_remnant(
                 img,
                 blobs[node],
@@ -358,7 +359,7 @@ def detect_lines(
                 ex, ey = xs_abs - (end[0] + X0), ys_abs - (end[1] + Y0)
                 far = mine & (ex**2 + ey**2 <= (reach + margin) ** 2)
                 far &= ex * out_dir[0] + ey * out_dir[1] >= 0  # beyond the apex, away from it
-                far &= clear_of[ys_abs, xs_abs] > clear
+                far &= clear_ok
                 at = np.union1d(at[keep], np.flatnonzero(far))
             else:
                 at = at[keep]
