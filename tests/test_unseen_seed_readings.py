@@ -7,8 +7,10 @@ whose lines all leave one side is a node, a small solid head on a 4 px shaft is 
 nodes a labelled fat arrow bridges stay two, a big head on a diamond's tip is read past the
 tip's outline and not at the line's other end, a cylinder's thin cap is part of it, an
 outlined diamond that fat tapered tails leave is a node, a tapered arrow's head is measured
-against the thin shaft before it, and a head past a long outline remnant at a diamond's cut-off
-tip is read."""
+against the thin shaft before it, a head past a long outline remnant at a diamond's cut-off
+tip is read, lines crossing at a shallow angle are no node, a short arrow right above its
+label is no letter of it, an edge label over a node's border is not the node's text, and a
+head another plain line explains proves no reversal."""
 
 from __future__ import annotations
 
@@ -250,3 +252,65 @@ def test_a_head_past_a_diamonds_cut_off_tip_is_read() -> None:
     assert ("Upsample", "Gradient", "high") in edges, edges
     for dst in ("Report", "Assembler", "Downsample"):
         assert ("Gradient", dst, "high") in edges, edges
+
+
+def test_lines_crossing_at_a_shallow_angle_are_no_node() -> None:
+    """Seed 4141, figure 3 (732 x 436 px, 4.5 px lines): "Softmax" -> "Preprocess" and
+    "Retriever" -> "Feature Map" cross at about 25 degrees. The node finder's closings filled
+    the crossing's acute angles into a solid spindle, read as an unlabelled node: the lines
+    into it parted into four, "Feature Map" -> "Softmax" and "Softmax" -> "Retriever" read as
+    sure edges, and every faithful deck of the figure failed. A small blob with nothing inside
+    whose core the background notches from its edge is a crossing, not a node."""
+    img, labels = _seeded_reference(3, seed=4141)
+    nodes, edges, _lines = _read_graph(img)
+    assert nodes == set(labels.values()), nodes
+    assert ("Softmax", "Feature Map", "high") in edges, edges
+    sure = {e[:2] for e in edges if e[2] == "high"}
+    assert not {("Feature Map", "Softmax"), ("Softmax", "Retriever")} & sure, edges
+
+
+def test_a_short_arrow_right_above_its_label_stays_a_line() -> None:
+    """Seed 4141, figure 0: "Update" -> "Indexer" is a 107 px arrow with its label "retry"
+    just below it. The label's ink is erased in its OCR box grown by a third of its letters'
+    height (19 px), and the whole arrow fell within that window, so it was erased as one of
+    the label's letters and the edge went unread. A piece running past the label's own box on
+    both sides is no letter of it."""
+    img, labels = _seeded_reference(0, seed=4141)
+    nodes, edges, _lines = _read_graph(img)
+    assert nodes == set(labels.values()), nodes
+    assert ("Update", "Indexer", "high") in edges, edges
+
+
+def test_an_edge_label_over_a_nodes_border_is_not_its_text() -> None:
+    """Seed 4141, figure 8: the edge label "tokens" sits over the top-left corner of
+    "Assembler", its centre just inside the box. It was read as the node's first line
+    ("tokens Assembler"), and a deck leaving "Assembler" out passed: its "tokens" text box
+    counted as the node's text. A line running out across the outline, not aligned with the
+    node's own text, is an edge label."""
+    img, labels = _seeded_reference(8, seed=4141)
+    nodes, edges, _lines = _read_graph(img)
+    assert nodes == set(labels.values()), nodes
+    assert ("Annotate", "Assembler", "high") in edges, edges
+
+
+@pytest.mark.slow
+def test_a_head_another_line_explains_proves_no_reversal(
+    render_pool: RenderPool, tmp_path: Path
+) -> None:
+    """Seed 4141, figure 4: two long arcs cross above the chain, each ending in a head where
+    another line leaves a node ("Labeler" -> "Router" beside "Router" -> "Tracker",
+    "Labeler" -> "Attention" beside "Attention" -> "Tracker"). The reference paired the
+    strokes of the four-ended crossing wrongly and read "Tracker" -> "Router"; the render read
+    that pair both ways, and the deck's connector pointing the other way confirmed a
+    reversal. Probed at the deck connector's ends, the reference's head at "Attention" was
+    the head of the plain line from "Labeler", and confirmed one too. A render reading both
+    ways does not veto a reference head read from a crossing's pairing, and a head another
+    plain line explains is no sign of a reversal: the faithful deck passes. (The reversed
+    deck, which reverses another edge of the figure, was failed for that same wrong reason;
+    it no longer is, and goes through: the arcs' pairing is a reading weakness left open.)"""
+    png, (faithful, reversed_) = _benchmark_decks(
+        4, tmp_path, ["faithful_shapes", "reversed_edge"], seed=4141
+    )
+    assert _confirmed(render_pool, tmp_path, png, faithful) == []
+    wrong = ("reversed_edge", 'edge "Tracker" -> "Router"')
+    assert wrong not in _confirmed(render_pool, tmp_path, png, reversed_)

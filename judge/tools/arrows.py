@@ -57,6 +57,7 @@ from judge.tools.thresholds import (
     REMNANT_WIDE_REACHES,
     STROKE_SPUR_PER_KPX,
     TEXT_ERASE_MARGIN_FRAC,
+    TEXT_PAST_BOX_PX,
     scaled_px,
 )
 
@@ -505,8 +506,10 @@ def _erase_glyphs(
     """Erase (in place) the ink of the text in ``box``: the pieces of ink that lie within the box
     grown by ``TEXT_ERASE_MARGIN_FRAC`` of its letters' height ``th`` (a label set at an angle
     has a box far taller than its letters). Pieces reaching the window's edge are lines running
-    past or through the label and are kept. The window is marked in ``windows``: the dashes
-    of a panel border running past a title are pieces within it."""
+    past or through the label and are kept; so are pieces running past the box itself on both
+    sides, which no letter of it does (a short arrow right above its label, within the margin
+    at either end: seed-4141 matplotlib figure 0). The window is marked in ``windows``: the
+    dashes of a panel border running past a title are pieces within it."""
     tx, ty, tw, bh = box
     m = max(2, int(round(TEXT_ERASE_MARGIN_FRAC * th)))
     x0, y0 = max(0, int(tx) - m), max(0, int(ty) - m)
@@ -519,7 +522,10 @@ def _erase_glyphs(
     h, w = sub.shape
     x, y, cw, ch = st[1:, 0], st[1:, 1], st[1:, 2], st[1:, 3]
     inside = (x > 0) & (y > 0) & (x + cw < w) & (y + ch < h)
-    sub[np.isin(lab, np.flatnonzero(inside) + 1)] = 0
+    bx0, by0 = tx - x0 - TEXT_PAST_BOX_PX, ty - y0 - TEXT_PAST_BOX_PX
+    bx1, by1 = tx + tw - x0 + TEXT_PAST_BOX_PX, ty + bh - y0 + TEXT_PAST_BOX_PX
+    past = ((x < bx0) & (x + cw > bx1)) | ((y < by0) & (y + ch > by1))
+    sub[np.isin(lab, np.flatnonzero(inside & ~past) + 1)] = 0
 
 
 def _window_box(

@@ -67,6 +67,7 @@ def edge_tree_pass(r: Readings, found: list[Discrepancy]) -> list[Judged]:
     tree_e, ren_e, ref_e = _edge_lookup(r.tree), _edge_lookup(r.ren), _edge_lookup(r.ref)
     inv_tree = {v: k for k, v in r.m_tree.pairs.items()}
     ref_line = {(e.src, e.dst): e.source for e in r.ref.edges}
+    ref_simple = {(e.src, e.dst): e.simple for e in r.ref.edges}
     out: list[Judged] = []
     for (s, d), how in ref_e.items():
         if how != "high":
@@ -80,8 +81,13 @@ def edge_tree_pass(r: Readings, found: list[Discrepancy]) -> list[Judged]:
         ):
             continue  # a double-headed line (two arrows, one each way, are two sure edges)
         sure = ("high", "medium")
-        if ren_e.get((rs, rd)) in sure and ren_e.get((rd, rs)) not in sure:
-            continue  # the render shows the edge as the reference draws it (and only so)
+        if ren_e.get((rs, rd)) in sure and (
+            ren_e.get((rd, rs)) not in sure or not ref_simple[(s, d)]
+        ):
+            continue  # the render shows the edge as the reference draws it (and only so, or
+            # both ways while the reference's head came from pairing the strokes of three or
+            # more ends: seed-4141 matplotlib figure 4, an arc's head at a node read as the
+            # head of another line leaving it)
         two_way = (d, s) in ref_e
         if two_way and ren_e.get((rs, rd)) in sure:
             continue  # the render reads this arrow too (as its reference reads it or both ways)
@@ -466,6 +472,8 @@ def head_probe_pass(r: Readings, found: list[Discrepancy]) -> list[Judged]:
             continue
         if ref_t[1].lines_behind >= 2:
             continue  # the "head" is where several lines leave one point: a fan's wedge
+        if _head_of_other_edge(r, ref_t[0], s, d):
+            continue
         # the reference's line runs from the deck's head end to its tail: the edge is d -> s
         j = _deck_reversal(
             r,
@@ -478,6 +486,16 @@ def head_probe_pass(r: Readings, found: list[Discrepancy]) -> list[Judged]:
         )
         out += [j] if j is not None else []
     return out
+
+
+def _head_of_other_edge(r: Readings, line: int, s: str, d: str) -> bool:
+    """Whether reference line ``line`` is a plain line from node ``s`` to a node other than
+    ``d``: a head it has at ``s`` is that edge's, no sign of the deck's connector ``s -> d``
+    reversed (seed-4141 matplotlib figure 4: an arc leaving "Attention" right where another
+    line's head arrives)."""
+    ln = r.ref_lines[line]
+    ends = {c.node for c in ln.contacts}
+    return len(ln.contacts) == 2 and len(ends) == 2 and _blob_of(r.ref, d) not in ends
 
 
 def _deck_reversal(

@@ -36,6 +36,8 @@ from judge.tools.thresholds import (
     PILL_MIN_DE,
     POSITION_WEIGHT,
     SLAB_MIN_OTHER_FRAC,
+    STRADDLE_TEXT_MIN_OUTSIDE_FRAC,
+    TEXT_ALIGN_MAX_HEIGHTS,
     TEXT_INK_DIFF,
     UNLABELLED_LABEL_COST,
     UNLABELLED_MATCH_MAX_POSITION,
@@ -315,6 +317,44 @@ def _outline_round(b: Blob, ln: OcrLine) -> bool:
     return w >= ln.box[2] and x <= cx <= x + w and y <= cy <= y + h
 
 
+def _outside_frac(
+    box: tuple[float, float, float, float], node: tuple[float, float, float, float]
+) -> float:
+    """The share of ``box``'s area lying outside ``node``'s box."""
+    x, y, w, h = box
+    nx, ny, nw, nh = node
+    ix = max(0.0, min(x + w, nx + nw) - max(x, nx))
+    iy = max(0.0, min(y + h, ny + nh) - max(y, ny))
+    return 1.0 - ix * iy / max(1.0, w * h)
+
+
+def node_text(ocr: list[OcrLine], box: tuple[float, float, float, float]) -> list[OcrLine]:
+    """The OCR lines that are a node's text: centred in its ``box``, less edge labels laid
+    over its border (:func:`_straddles`)."""
+    inside = [ln for ln in ocr if inside_box(ln.centre, box)]
+    return [ln for ln in inside if not _straddles(ln, inside, box)]
+
+
+def _straddles(ln: OcrLine, texts: list[OcrLine], node: tuple[float, float, float, float]) -> bool:
+    """Whether OCR line ``ln``, centred in a node's box, runs out across its outline
+    (``STRADDLE_TEXT_MIN_OUTSIDE_FRAC`` of its box outside) beside the node's own text: a
+    line of ``texts`` lying within the box that it is not aligned with (centres, left or right
+    edges apart by over ``TEXT_ALIGN_MAX_HEIGHTS`` of that line's height). Such a line is an
+    edge label laid over the node's border (seed-4141 matplotlib figure 8: "tokens" above
+    "Assembler" read as part of its label, so a deck leaving the node out passed). An
+    overflowing label's own lines stay: they are aligned with the ones inside."""
+    if _outside_frac(ln.box, node) < STRADDLE_TEXT_MIN_OUTSIDE_FRAC:
+        return False
+    for t in texts:
+        if t is ln or _outside_frac(t.box, node) >= STRADDLE_TEXT_MIN_OUTSIDE_FRAC:
+            continue
+        tol = TEXT_ALIGN_MAX_HEIGHTS * t.box[3]
+        (ax, _ay, aw, _ah), (bx, _by, bw, _bh) = ln.box, t.box
+        if min(abs(ax - bx), abs(ax + aw - bx - bw), abs(ax + aw / 2 - bx - bw / 2)) > tol:
+            return True
+    return False
+
+
 def pill_blobs(blobs: list[Blob], glyphs: set[int], leaves: list[int]) -> list[int]:
     """Text blobs that are boxes round their label (a fill of their own, ``PILL_MIN_DE`` from
     the colour round them; glyph clusters are the colour round them) outside any node: a
@@ -385,9 +425,9 @@ def read_raster_graph(
     for i in leaves:
         b = blobs[i]
         box = tuple(float(v) for v in b.box)
-        mine = [k for k, ln in enumerate(ocr) if k not in used and inside_box(ln.centre, box)]  # type: ignore[arg-type]
-        used.update(mine)
-        texts = [ocr[k] for k in mine]
+        free = [ln for k, ln in enumerate(ocr) if k not in used]
+        texts = node_text(free, box)  # type: ignore[arg-type]
+        used.update(k for k, ln in enumerate(ocr) if any(ln is t for t in texts))
         label = " ".join(t.text for t in texts)
         conf = min((t.confidence for t in texts), default=0.0)
         text_rgb, stroke, ink_h = None, None, None

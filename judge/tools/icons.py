@@ -33,7 +33,7 @@ def is_icon(img: np.ndarray, b: Blob, ocr: list[OcrLine]) -> bool:
     away from its text and its rim, differ from its interior colour, or they hold one graphic
     (``ICON_GRAPHIC_*``) bigger than a glyph (nodes are flat fills with text; pictures and
     logos are busy). Flat bands across the blob (:func:`flat_bands`) are left out of both."""
-    from judge.tools.nodes import erode
+    from judge.tools.blobtests import erode
 
     x, y, w, h = b.box
     sub = img[y : y + h, x : x + w].astype(np.float32)
@@ -64,7 +64,7 @@ def _without_attached(img: np.ndarray, b: Blob, off: np.ndarray) -> np.ndarray:
     """``off`` without its small pieces (each under ``ICON_ATTACHED_MAX_FRAC`` of the blob) that
     reach the blob's edge and go on outside it as ink: arrowheads and lines glued to its rim,
     not a picture's content. A logo's pieces stop at the blob's edge; a photo is one big piece."""
-    from judge.tools.nodes import erode
+    from judge.tools.blobtests import erode
 
     m8 = b.mask.astype(np.uint8)
     edge = (m8 > 0) & ~(erode(m8, 1) > 0)

@@ -10,7 +10,8 @@ from itertools import pairwise
 import cv2
 import numpy as np
 
-from judge.tools.nodes import Blob, erode, own_mask
+from judge.tools.blobtests import erode
+from judge.tools.nodes import Blob, own_mask
 from judge.tools.thresholds import (
     CLOSING_FILL_MAX_WIDTHS_SQ,
     HEAD_LENGTH_WIDTHS,

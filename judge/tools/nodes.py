@@ -19,6 +19,7 @@ import cv2
 import numpy as np
 
 from judge.tools.base import Tool, ToolContext, ToolOutput, memo
+from judge.tools.blobtests import erode, head_core, shallow_crossing, triangle_fill
 from judge.tools.colour import ciede2000_bgr
 from judge.tools.ocr import box_to_frame, region_to_image
 from judge.tools.thresholds import (
@@ -178,16 +179,6 @@ def ink_mask(
     keep[0] = False
     out: np.ndarray = ((ink & ~shadow) | keep[lab]).astype(np.uint8)
     return out
-
-
-def erode(mask: np.ndarray, r: int) -> np.ndarray:
-    """uint8 erosion of a mask by a (2r+1) square, treating outside the array as empty."""
-    return cv2.erode(
-        mask.astype(np.uint8),
-        np.ones((2 * r + 1, 2 * r + 1), np.uint8),
-        borderType=cv2.BORDER_CONSTANT,
-        borderValue=0,
-    )
 
 
 def outside_of(mask: np.ndarray) -> np.ndarray:
@@ -493,7 +484,7 @@ def _scan(
             or (mid and extent < SOLID_HEAD_MAX_EXTENT)
             or (
                 mid
-                and _triangle_fill(labels[y : y + h, x : x + w] == i, a) >= HEAD_MIN_TRIANGLE_FILL
+                and triangle_fill(labels[y : y + h, x : x + w] == i, a) >= HEAD_MIN_TRIANGLE_FILL
             )
         ):
             # a small solid non-rectangular blob with nothing inside: an arrowhead with a stub
@@ -507,11 +498,13 @@ def _scan(
             if float((np.abs(px - med).max(axis=1) > INK_DIFF).mean()) < HEAD_MAX_CONTENT_FRAC:
                 continue
         comp = labels[y : y + h, x : x + w] == i
+        if mid and shallow_crossing(img, (x, y, w, h), comp, bg, k):
+            continue
         if max(w, h) < HEAD_MAX_SIDE_FACTOR * min_side:
             r = 2 * k
             wy0, wx0 = max(0, y - r), max(0, x - r)
             win = (slice(wy0, y + h + r), slice(wx0, x + w + r))
-            if _head_core(img[win], labels[win] == i, k):
+            if head_core(img[win], labels[win] == i, k):
                 continue
         # trim protrusions (arrowheads, line stubs) with an opening scaled to the blob
         bk = max(k, min(w, h) // 3)
@@ -676,43 +669,6 @@ def detect_blobs(img: np.ndarray) -> list[Blob]:
     area = np.ones(img.shape[:2], np.uint8)
     _scan(img, area, bg, 0, None, (0, 0), out, img.shape)
     return out
-
-
-def _head_core(img: np.ndarray, comp: np.ndarray, k: int) -> bool:
-    """Whether a small blob the opening left is the thick core of an arrowhead: the square
-    a ``k`` opening keeps of a solid head (at the junction with its shaft) fills its own box,
-    so its extent does not tell; the ink round it does. The ink of the core's colour within
-    ``k // 2`` of it is shaped like a triangle (``SOLID_HEAD_MAX_EXTENT``,
-    ``HEAD_MIN_TRIANGLE_FILL``), whatever outline or fill of another colour it touches (a
-    small node's fill is a box or a disc round its text's holes). Seed-8181 matplotlib
-    figures 2 and 10: diagonal heads read as unlabelled nodes, one touching a cylinder's lid,
-    losing their lines' directions."""
-    core = erode(comp, 2) > 0
-    px = img[core].astype(np.int16)
-    if px.size == 0:
-        return False
-    med = np.median(px, axis=0)
-    same = np.abs(img.astype(np.int16) - med).max(axis=2) <= INK_DIFF
-    grown = cv2.dilate(comp.astype(np.uint8), np.ones((k, k), np.uint8)) > 0
-    _, lab = cv2.connectedComponents((same & grown).astype(np.uint8), connectivity=8)
-    ys, xs = np.nonzero(core & same)
-    if ys.size == 0:
-        return False
-    piece = lab == lab[ys[0], xs[0]]
-    py, px_ = np.nonzero(piece)
-    sub = piece[py.min() : py.max() + 1, px_.min() : px_.max() + 1]
-    a = int(sub.sum())
-    return a < SOLID_HEAD_MAX_EXTENT * sub.size or _triangle_fill(sub, a) >= HEAD_MIN_TRIANGLE_FILL
-
-
-def _triangle_fill(mask: np.ndarray, area: int) -> float:
-    """The share of the smallest triangle round ``mask`` that it fills (a triangle: 1; a
-    disc: 0.6; a rectangle: 0.5)."""
-    pts = cv2.findNonZero(mask.astype(np.uint8))
-    if pts is None:
-        return 0.0
-    tri = float(cv2.minEnclosingTriangle(pts.astype(np.float32))[0])
-    return area / tri if tri > 0 else 0.0
 
 
 def blobs_cached(ctx: ToolContext, which: str) -> list[Blob]:

@@ -39,6 +39,7 @@ from judge.tools.graphread import (
     discrepancy_dict,
     inside_box,
     label_distance,
+    node_text,
     normalise_label,
 )
 from judge.tools.graphread import compare_graphs as compare_readings
@@ -311,11 +312,11 @@ def _own_lines(r: Readings, n: GNode) -> list[str]:
     taken letter for letter) and in no other reference node's label or text line elsewhere
     ("fr_retriever" in a box whose other lines, "Optional inputs:", its neighbours share, and
     whose neighbour reads "es_retriever")."""
-    inside = [ln for ln in r.ref_ocr if inside_box(ln.centre, n.box)]
+    inside = node_text(r.ref_ocr, n.box)
     if len(inside) < 2:
         return []
     others = [compact(m.label) for m in r.ref.nodes if m.id != n.id and m.label]
-    others += [compact(ln.text) for ln in r.ref_ocr if not inside_box(ln.centre, n.box)]
+    others += [compact(ln.text) for ln in r.ref_ocr if all(ln is not t for t in inside)]
     return [
         ln.text
         for ln in inside

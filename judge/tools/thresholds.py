@@ -105,6 +105,15 @@ HOLE_CONVEX_MIN_SOLIDITY = 0.95
 """... or, down to ``MIN_NODE_EXTENT`` of its box, when it is convex: it fills this share of its
 convex hull (an outlined diamond's interior fills half its box)."""
 
+STRADDLE_TEXT_MIN_OUTSIDE_FRAC = 0.25
+"""An OCR line centred in a node's box with this share of its own box outside the node's
+runs out across the outline: not the node's text when the node holds text of its own it is
+not aligned with (``TEXT_ALIGN_MAX_HEIGHTS``), but an edge label laid over the border."""
+
+TEXT_ALIGN_MAX_HEIGHTS = 0.5
+"""Two lines of text are aligned (one label's lines) when their centres, left edges or right
+edges lie within this many line heights of each other."""
+
 STRADDLE_MAX_INSIDE_FRAC = 0.6
 """A solid straddling a hole's box shows a loop of lines through nodes only when less than this
 share of its box lies inside the hole's box: a node on a loop lies mostly outside the loop,
@@ -648,6 +657,17 @@ HEAD_MAX_CONTENT_FRAC = 0.05
 """A small non-rectangular blob with under this share of non-fill pixels inside is an
 arrowhead (text or an outline inside would make it a small node)."""
 
+CROSSING_MIN_ARMS = 3
+"""A notched blob is lines crossing only when at least this many pieces of its ink run on as far
+again as its longer side: a crossing's four arms, not a glyph or a part of a logo, whose
+strokes stop short."""
+
+CROSSING_MIN_NOTCH_FRAC = 0.12
+"""A small non-rectangular blob with nothing inside whose core is notched this much by the
+background (or its blends with the fill) reaching in from its edge is no node but lines
+crossing at a shallow angle, their acute angles filled by the closings (seed-4141 matplotlib
+figure 3: 0.21 at a 732-px crossing of 4.5-px lines)."""
+
 TREE_MIN_SIDE_FRAC = 0.01
 """Object-tree shapes thinner than this share of the render's short side are not nodes."""
 
@@ -674,6 +694,11 @@ TEXT_ERASE_MARGIN_FRAC = 0.35
 share of its letters' height (``OcrLine.text_height``) on every side, in pieces that end inside
 that window. A piece that leaves the window is a line passing the label, and stays (labels sit
 right beside lines)."""
+
+TEXT_PAST_BOX_PX = 2
+"""A piece of ink in a label's erasing window that runs this far past the label's OCR box on
+both sides (left and right, or top and bottom) is no letter of it but a short line beside it,
+and stays."""
 
 CHAR_WIDTH_EMS = 0.55
 """A glyph's mean advance in text heights (sans-serif text: 0.5-0.6), to tell a line of text set
