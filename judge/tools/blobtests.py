@@ -13,6 +13,11 @@ from judge.tools.thresholds import (
     HEAD_MAX_CONTENT_FRAC,
     HEAD_MIN_TRIANGLE_FILL,
     INK_DIFF,
+    POINT_FIT_FRAC,
+    POINT_MAX_RESIDUAL_PX,
+    POINT_MIN_SLOPE,
+    POINT_STRAIGHT_MIN_RATIO,
+    POINT_TOL_PX,
     SOLID_HEAD_MAX_EXTENT,
 )
 
@@ -121,3 +126,65 @@ def _arms(img: np.ndarray, box: tuple[int, int, int, int], bg: tuple[int, int, i
     d = g - k  # all but the outer ring
     ring[max(0, y - d - Y0) : y + h + d - Y0, max(0, x - d - X0) : x + w + d - X0] = 0
     return int(cv2.connectedComponents(ring, connectivity=8)[0]) - 1
+
+
+def restore_points(comp: np.ndarray, body: np.ndarray) -> np.ndarray:
+    """``body`` (the opening of ``comp`` that trims arrowheads and line stubs off a node) with
+    the pointed ends the opening cut back: a diamond's tips, narrower than the opening's square,
+    go with the stubs. On each side where the body ends tapered (its two outlines close in on
+    each other in straight lines: over ``POINT_FIT_FRAC`` of it, at least ``POINT_MIN_SLOPE``
+    steep, within ``POINT_MAX_RESIDUAL_PX``, and as steep over the next ``POINT_FIT_FRAC``,
+    ``POINT_STRAIGHT_MIN_RATIO``), the outlines are carried on to where they meet,
+    and ``comp``'s ink within them (``POINT_TOL_PX``) is the node's again. A head touching the
+    tip lies beyond it and stays off; a rounded end is no straight taper and stays as it was.
+    Seed-6363 matplotlib figure 4: a diamond's cut tip, left in the line ink, read as the head
+    of the two arcs leaving it and reversed one of them."""
+    out = body.copy()
+    for t in range(4):  # each side in turn, rotated to be the left one
+        c, b = np.rot90(comp, t), np.rot90(body, t)
+        cols = np.flatnonzero(b.any(axis=0))
+        if cols.size < 4:
+            continue
+        m = max(3, int(POINT_FIT_FRAC * cols.size))
+        tops = np.argmax(b[:, cols], axis=0).astype(np.float64)
+        bots = (b.shape[0] - 1 - np.argmax(b[::-1, cols], axis=0)).astype(np.float64)
+        # the opening's square may leave a flat band at the cut (lines leaving the point fill
+        # its flanks): the outlines are followed from where they start to part
+        wide = np.flatnonzero(bots - tops > bots[0] - tops[0] + 1)
+        s0 = int(wide[0]) if wide.size else 0
+        if s0 + 2 * m > cols.size:
+            continue
+        near, on = slice(s0, s0 + m), slice(s0 + m, s0 + 2 * m)
+        xs = cols[near].astype(np.float64)
+        top, bot = tops[near], bots[near]
+        s_top, i_top = np.polyfit(xs, top, 1)
+        s_bot, i_bot = np.polyfit(xs, bot, 1)
+        if s_top > -POINT_MIN_SLOPE or s_bot < POINT_MIN_SLOPE:
+            continue  # not tapered towards this side
+        stray = max(
+            float(np.abs(top - (s_top * xs + i_top)).max()),
+            float(np.abs(bot - (s_bot * xs + i_bot)).max()),
+        )
+        if stray > POINT_MAX_RESIDUAL_PX:
+            continue
+        # straight sides keep their slope further in; a rounded end's flattens out (a pill's
+        # or an ellipse's: 0.5 by the end, 0.1 further in)
+        xs2 = cols[on].astype(np.float64)
+        if (
+            np.polyfit(xs2, tops[on], 1)[0] > POINT_STRAIGHT_MIN_RATIO * s_top
+            or np.polyfit(xs2, bots[on], 1)[0] < POINT_STRAIGHT_MIN_RATIO * s_bot
+        ):
+            continue
+        tip = (i_bot - i_top) / (s_top - s_bot)
+        x0 = int(cols[0])
+        grow = np.zeros_like(c)
+        rows = np.arange(c.shape[0])
+        for x in range(x0 - 1, max(-1, int(np.floor(tip - POINT_TOL_PX)) - 1), -1):
+            lo, hi = s_top * x + i_top - POINT_TOL_PX, s_bot * x + i_bot + POINT_TOL_PX
+            if hi < lo:
+                break
+            grow[:, x] = c[:, x] & (rows >= lo) & (rows <= hi)
+            if not grow[:, x].any():
+                break
+        out |= np.rot90(grow, -t)
+    return out

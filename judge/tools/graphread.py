@@ -586,6 +586,11 @@ def readings_agree(ref: Graph, cand: Graph, m: Match) -> bool:
     )
 
 
+def _plain(e: GEdge) -> bool:
+    """A line joining two nodes only, its direction read from its head."""
+    return e.simple and e.direction == "high"
+
+
 def compare_graphs(ref: Graph, cand: Graph) -> tuple[Match, list[Discrepancy]]:
     """Node and edge discrepancies of ``cand`` against ``ref``."""
     m = match_nodes(ref, cand)
@@ -698,8 +703,13 @@ def compare_graphs(ref: Graph, cand: Graph) -> tuple[Match, list[Discrepancy]]:
                     f"the {cand.source} leads it to {_q(lab(cand, partner[1]))} instead",
                     key,
                     # a line leaving the source for another node is a rewire whatever way the
-                    # old one pointed, once the old line surely joined the two
-                    e.direction == "high" or e.simple,
+                    # old one pointed, once the old line surely joined the two; or once a
+                    # branching line's strokes paired them (``medium``, no wedge) and the new
+                    # line is a plain one with its head read (the object tree must agree, and
+                    # the old line must not reach the new target: ``semantic._judge_edge``)
+                    e.direction == "high"
+                    or e.simple
+                    or (e.direction == "medium" and not e.wedge and _plain(cedges[partner])),
                     (s, d, inv[partner[1]]) if partner[1] in inv else (s, d),
                 )
             )

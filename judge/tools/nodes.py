@@ -19,7 +19,7 @@ import cv2
 import numpy as np
 
 from judge.tools.base import Tool, ToolContext, ToolOutput, memo
-from judge.tools.blobtests import erode, head_core, shallow_crossing, triangle_fill
+from judge.tools.blobtests import erode, head_core, restore_points, shallow_crossing, triangle_fill
 from judge.tools.colour import ciede2000_bgr
 from judge.tools.ocr import box_to_frame, region_to_image
 from judge.tools.thresholds import (
@@ -509,6 +509,7 @@ def _scan(
         # trim protrusions (arrowheads, line stubs) with an opening scaled to the blob
         bk = max(k, min(w, h) // 3)
         body = cv2.morphologyEx(comp.astype(np.uint8), cv2.MORPH_OPEN, np.ones((bk, bk), np.uint8))
+        body = restore_points(comp, body > 0).astype(np.uint8)  # a diamond's tips
         ys_, xs_ = np.nonzero(body)
         if xs_.size == 0:
             continue

@@ -657,6 +657,27 @@ HEAD_MAX_CONTENT_FRAC = 0.05
 """A small non-rectangular blob with under this share of non-fill pixels inside is an
 arrowhead (text or an outline inside would make it a small node)."""
 
+POINT_FIT_FRAC = 0.15
+"""A node's outlines are followed over this share of its size at each end, and over the next as
+much, to tell whether the trimming opening cut a point off there (``blobtests.restore_points``)."""
+
+POINT_MIN_SLOPE = 0.2
+"""Both outlines must close in on each other at least this steeply (rows per column) at an end
+for it to be a cut point (a diamond 2:1 has 0.5; a rectangle's sides 0)."""
+
+POINT_STRAIGHT_MIN_RATIO = 0.7
+"""... and a cut point's outlines keep at least this share of their slope over the next stretch
+(a diamond's: 0.95-1.0 on our figures and dev10's; a pill's or an ellipse's rounded end
+flattens out: 0.2)."""
+
+POINT_MAX_RESIDUAL_PX = 1.5
+"""A cut point's outlines are straight: neither strays further than this from its fitted line
+(a rounded end's arc does, and its tip is not carried on)."""
+
+POINT_TOL_PX = 1.5
+"""Ink this close outside the carried-on outlines of a cut point is still the node's (an
+anti-aliased outline)."""
+
 CROSSING_MIN_ARMS = 3
 """A notched blob is lines crossing only when at least this many pieces of its ink run on as far
 again as its longer side: a crossing's four arms, not a glyph or a part of a logo, whose
