@@ -672,7 +672,8 @@ flattens out: 0.2)."""
 
 POINT_MAX_RESIDUAL_PX = 1.5
 """A cut point's outlines are straight: neither strays further than this from its fitted line
-(a rounded end's arc does, and its tip is not carried on)."""
+(a guard against ragged outlines; over so short a stretch a small rounded end's arc may stay
+within it, and ``POINT_STRAIGHT_MIN_RATIO`` is what tells it from a point)."""
 
 POINT_TOL_PX = 1.5
 """Ink this close outside the carried-on outlines of a cut point is still the node's (an
