@@ -180,3 +180,25 @@ def test_a_line_moved_off_a_merge_is_still_rewired(render_pool: RenderPool, tmp_
     found = _judged_variant(render_pool, tmp_path, 2, "wrong_endpoint")
     kinds = {d["kind"] for d in found if d["confirmed"]}
     assert "rewired_edge" in kinds, kinds
+
+
+@needs_dot
+def test_a_line_passing_a_headed_node_is_no_sure_edge_from_it() -> None:
+    """Graphviz seed 8484, figure 1: "Attention" -> "Labeler" and the elbow "Attention" ->
+    "Augment" leave "Attention" side by side, and the elbow's corner passes by "Labeler"'s
+    left side, so the strokes pair "Labeler" with "Augment". Once "Labeler"'s head was read
+    (a lopsided V there is no outline remnant), the rule for a line leaving beside an arriving
+    head read "Labeler" -> "Augment" as a sure edge, and a faithful deck's elbow confirmed a
+    rewire. "Augment"'s head has two lines behind it (the elbow and its own barbs): that
+    stroke's direction is no longer sure."""
+    import cv2
+    import numpy as np
+
+    from generation.gvbench.layout import draw
+    from tests.test_mpl_reading import _read_graph
+
+    drawn = draw(make_spec(task_id_for(8484, 1), 1, 8484))
+    img = cv2.imdecode(np.frombuffer(drawn.png, np.uint8), cv2.IMREAD_COLOR)
+    _nodes, edges, _lines = _read_graph(np.asarray(img, np.uint8))
+    assert ("Attention", "Labeler", "high") in edges, edges
+    assert ("Labeler", "Augment", "high") not in edges, edges

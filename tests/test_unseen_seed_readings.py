@@ -12,13 +12,17 @@ tip is read, lines crossing at a shallow angle are no node, a short arrow right 
 label is no letter of it, an edge label over a node's border is not the node's text, a
 head another plain line explains proves no reversal, a diamond's cut tips are put back (and
 are no head of the arcs leaving them), a line moved off a branching reference line is a
-wrong endpoint, and a reversed connector the line reading misses is confirmed by reading
-both images at its ends."""
+wrong endpoint, a reversed connector the line reading misses is confirmed by reading
+both images at its ends, a lopsided V of other strokes at a node is no outline remnant, a
+tapered arrow's thick tail is no head, a toothed outline's teeth are no part of a line
+touching them, and an elbow back edge stopping short of its target is aimed from its true
+ends."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from judge.render.pool import RenderPool
@@ -420,3 +424,69 @@ def test_a_reversed_connector_is_confirmed_by_reading_both_images_at_its_ends(
         ("reversed_edge", 'edge "Loss" -> "Preprocess"')
     ]
     assert not faithful
+
+
+def test_a_lopsided_v_at_a_node_is_no_outline_remnant() -> None:
+    """Seed 7474, figure 4: "Splitter" -> "Optimizer" ends in a head by "Optimizer"'s left
+    side, and a long arc to "Splitter" passes above it. Within the head's window the arc and
+    the line close in on each other toward "Splitter" like the V of a node's cut-off outline,
+    so all of the window was taken for remnant, the head went unread, and the pair read
+    "Optimizer" -> "Splitter" (every faithful deck of the figure failed with a confirmed
+    reversal). A remnant is the node's own outline and reaches about as far to each side of
+    the ray through the line's end; this V lies almost wholly to one side."""
+    from judge.tools.lineink import skip_remnant
+
+    img, _labels = _seeded_reference(4, seed=7474)
+    _nodes, edges, _lines = _read_graph(img)
+    sure = ("high", "medium")
+    assert {("Splitter", "Optimizer", d) for d in sure} & edges, edges
+    assert not {("Optimizer", "Splitter", d) for d in sure} & edges, edges
+    # a symmetric V (two arms of an outline at a tip) is still a remnant; one lopsided to a
+    # side is not
+    ys, xs = np.mgrid[0:41, 0:41]
+    arms = (np.abs(np.abs(ys - 20) - (20 - xs / 2)) <= 1) & (xs <= 40)
+    xv, yv = xs[arms].astype(float), ys[arms].astype(float)
+    fill = np.zeros(xv.shape, bool)
+    keep, _end = skip_remnant(xv, yv, (0.0, 20.0), 2.0, (1.0, 0.0), fill)
+    assert not keep.all()
+    side = arms & (ys <= 21)
+    one = side | ((np.abs(ys - 20) <= 1) & (xs >= 0))
+    xo, yo = xs[one].astype(float), ys[one].astype(float)
+    keep, _end = skip_remnant(xo, yo, (0.0, 20.0), 2.0, (1.0, 0.0), np.zeros(xo.shape, bool))
+    assert keep.all()
+
+
+def test_an_elbow_back_edge_stopping_short_is_aimed_from_its_true_ends() -> None:
+    """Seed 8484, figure 10: "Reducer" -> "Align" runs left out of "Reducer", up the page and
+    right into "Align"'s left tip, its head stopping 12 px short of the tip. A line touching
+    one node is aimed from the ends of its main axis, and an elbow's main axis (its long
+    vertical leg) ends at its corners, which aim at nothing: the edge went unread and the
+    reversed deck passed. Where the main axis gives no answer, the skeleton's two ends are
+    aimed instead."""
+    img, _labels = _seeded_reference(10, seed=8484)
+    _nodes, edges, _lines = _read_graph(img)
+    assert ("Reducer", "Align", "high") in edges, edges
+
+
+def test_a_tapered_arrows_thick_tail_is_no_head() -> None:
+    """Seed 8484, figure 6: ``fancy`` arrows, wide at the tail and narrowing to a small head.
+    "Parser" -> "Cache" leaves "Parser" as wide as its head at "Cache" (one tail side by side
+    with another's), so both ends read as heads and the edge went both ways. The shaft between
+    the two head windows is a fifth thicker in the half by "Parser": that end is the tail."""
+    img, _labels = _seeded_reference(6, seed=8484)
+    _nodes, edges, _lines = _read_graph(img)
+    assert ("Parser", "Cache", "high") in edges, edges
+    assert not {e for e in edges if e[:2] == ("Cache", "Parser")}, edges
+
+
+def test_a_toothed_outlines_teeth_are_no_part_of_a_line_touching_them() -> None:
+    """Seed 8484, figure 6: "Train" is a ``roundtooth`` box (a black toothed outline) and the
+    navy arrow from "Cache" lands its head on its top-right teeth. The node's mask misses the
+    teeth; joined to the head, they were no sliver to erase, so the line ran on along the top
+    edge, the head window held only outline and "Train"'s head went unread ("Train" -> "Cache"
+    was a sure edge). Where the line's colour is another than the outline's, the rim's
+    outline-coloured pixels go with the node."""
+    img, _labels = _seeded_reference(6, seed=8484)
+    _nodes, edges, _lines = _read_graph(img)
+    assert {("Cache", "Train", d) for d in ("high", "medium")} & edges, edges
+    assert not {e for e in edges if e[:2] == ("Train", "Cache")}, edges

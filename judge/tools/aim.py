@@ -16,6 +16,7 @@ from typing import TypeVar
 
 import cv2
 import numpy as np
+from skimage.morphology import skeletonize
 
 from judge.tools.thresholds import (
     AIM_STRETCH_WIDTHS,
@@ -46,6 +47,25 @@ def _axis_ends(xs: np.ndarray, ys: np.ndarray, wd: float) -> list[tuple[float, f
     for sel in (t >= t.max() - max(2.0, wd), t <= t.min() + max(2.0, wd)):
         out.append((float(pts[sel, 0].mean()), float(pts[sel, 1].mean())))
     return out
+
+
+def _skeleton_ends(xs: np.ndarray, ys: np.ndarray) -> list[tuple[float, float]] | None:
+    """The two skeleton ends of a line component farthest apart: its true ends when it bends
+    (an elbow line's main axis runs along its longest leg, whose extremes are corners, not
+    ends). ``None``: fewer than two ends (a loop)."""
+    x0, y0 = int(xs.min()), int(ys.min())
+    mask = np.zeros((int(ys.max()) - y0 + 3, int(xs.max()) - x0 + 3), bool)
+    mask[ys - y0 + 1, xs - x0 + 1] = True
+    skel = skeletonize(mask)  # type: ignore[no-untyped-call]
+    k = np.ones((3, 3), np.float32)
+    k[1, 1] = 0
+    nb = cv2.filter2D(skel.astype(np.float32), -1, k, borderType=cv2.BORDER_CONSTANT)
+    ends = np.argwhere(skel & (nb == 1)).astype(np.float64)
+    if len(ends) < 2:
+        return None
+    d = np.linalg.norm(ends[:, None, :] - ends[None, :, :], axis=2)
+    i, j = np.unravel_index(int(np.argmax(d)), d.shape)
+    return [(ends[e][1] + x0 - 1, ends[e][0] + y0 - 1) for e in (i, j)]
 
 
 def ray_entry(
@@ -95,10 +115,27 @@ def aimed_ends(
     by ``margin`` within ``gap`` px (at once, for an end that touches it). Both ends must
     reach two different nodes, and the ends lie at least half a gap apart (a tick is no
     arrow). A node merely beside an end (a numbered badge next to a head) is not one it
-    points at."""
+    points at. The ends are those of the line's main axis, or where that gives no answer (a
+    bent line, whose main axis ends at its corners) the skeleton's two ends farthest apart."""
     if xs.size == 0:
         return None
-    ends = _axis_ends(xs, ys, wd)
+    found = _aimed_from(_axis_ends(xs, ys, wd), xs, ys, ep_boxes, gap, margin, wd)
+    if found is None:  # a bent line (an elbow back edge): its skeleton's ends
+        ends = _skeleton_ends(xs, ys)
+        found = _aimed_from(ends, xs, ys, ep_boxes, gap, margin, wd) if ends else None
+    return found
+
+
+def _aimed_from(
+    ends: list[tuple[float, float]],
+    xs: np.ndarray,
+    ys: np.ndarray,
+    ep_boxes: list[tuple[int, tuple[int, int, int, int]]],
+    gap: float,
+    margin: float,
+    wd: float,
+) -> list[tuple[int, float, float]] | None:
+    """:func:`aimed_ends` from the two given ends."""
     if math.dist(ends[0], ends[1]) < gap / 2:
         return None
     stretch = max(gap, AIM_STRETCH_WIDTHS * wd)

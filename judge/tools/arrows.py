@@ -139,7 +139,10 @@ class LineComp:
                     if c.lines_behind >= 2 and c.node in fed:
                         for h in partners(c):
                             if h.head and h.node not in fed:
-                                sole = len(partners(h)) == 1  # one stroke to that head alone
+                                # one stroke to that head alone, one line behind it (a head
+                                # two lines run into may be where a line passing the first
+                                # node ends: Graphviz seed-8484 figure 1)
+                                sole = len(partners(h)) == 1 and h.lines_behind <= 1
                                 out.append((c.node, h.node, "high" if sole else "medium"))
         elif heads:  # every end headed: bidirectional
             for a in heads:
@@ -403,6 +406,7 @@ def detect_lines(
             line.contacts.append(
                 Contact(node, (round(px, 1), round(py, 1)), head, 2 * tmax, behind, thin)
             )
+        _untaper(line, dt, xs, ys, on_ridge, d2, reach + margin)
         if len(touches) == 1:
             line.labels = _labels_reached(xs_abs, ys_abs, blocks)
         if joins is not None:
@@ -413,6 +417,25 @@ def detect_lines(
             continue  # what the node's erasing left of its outline (a diamond's cut tip), no line
         out.append(line)
     return out
+
+
+def _untaper(
+    line: LineComp,
+    dt: np.ndarray,
+    xs: np.ndarray,
+    ys: np.ndarray,
+    ridge: np.ndarray,
+    d2: list[np.ndarray],
+    reach: float,
+) -> None:
+    """A tapered (``fancy``) arrow joining two nodes (``d2``: squared distances from its two
+    ends) narrows from its tail to its head: its thick end (:func:`headtests.thick_end`) is no
+    head, however wide its cut end looks there."""
+    if len(d2) != 2 or len(line.contacts) != 2:
+        return
+    thick = headtests.thick_end(dt, xs, ys, ridge, (d2[0], d2[1]), reach, line.thickness_px)
+    if thick is not None:
+        line.contacts[thick].head = False
 
 
 def _unhead_fan_hub(line: LineComp) -> None:

@@ -1,7 +1,8 @@
 """The tests that tell an arrowhead at a line's end (:func:`judge.tools.arrows.detect_lines`):
 the window past what is left of the node's outline, the shaft the end is measured against,
-the other end's big head reaching in, lines behind an end, an open head's spread and a block
-arrow's wedge. Window pixels (``xs``/``ys`` relative to the line's window) throughout."""
+the other end's big head reaching in, lines behind an end, an open head's spread, a block
+arrow's wedge and a tapered line's thick end. Window pixels (``xs``/``ys`` relative to the
+line's window) throughout."""
 
 from __future__ import annotations
 
@@ -26,6 +27,10 @@ from judge.tools.thresholds import (
     LOCAL_SHAFT_BAND,
     LOCAL_SHAFT_MIN_WINDOWS,
     NEAR_PART_FRAC,
+    TAPER_MAX_COUNT_RATIO,
+    TAPER_MIN_HALF_WIDTHS,
+    TAPER_MIN_RATIO,
+    TAPER_MIN_SHAFT_PX,
 )
 
 
@@ -221,3 +226,37 @@ def block_head(xs: np.ndarray, ys: np.ndarray, point: tuple[float, float], wd: f
         and wedge >= BLOCK_SPREAD_RATIO * shaft
         and tip <= BLOCK_TIP_MAX_FRAC * wedge  # it narrows to its tip: not a bar or a T
     )
+
+
+def thick_end(
+    dt: np.ndarray,
+    xs: np.ndarray,
+    ys: np.ndarray,
+    ridge: np.ndarray,
+    d2: tuple[np.ndarray, np.ndarray],
+    reach: float,
+    width: float,
+) -> int | None:
+    """Which end (0 or 1) of a two-ended line is the thick end of a tapered shaft: the median
+    distance-transform value of the ridge in the half of the stretch between the two head
+    windows (``reach`` from each end; ``d2``: squared distances from each) by that end is at
+    least ``TAPER_MIN_RATIO`` times the other half's. ``None``: no taper, halves shorter than
+    ``TAPER_MIN_HALF_WIDTHS`` times the line's ``width`` (too little shaft between the windows
+    to tell), a thinner half under ``TAPER_MIN_SHAFT_PX``, or halves whose ridges differ in
+    length by more than ``TAPER_MAX_COUNT_RATIO`` (split midway, one stroke's halves are
+    alike)."""
+    mid = ridge & (d2[0] > reach**2) & (d2[1] > reach**2)
+    halves = (mid & (d2[0] < d2[1]), mid & (d2[0] >= d2[1]))
+    n0, n1 = (int(h.sum()) for h in halves)
+    if min(n0, n1) < TAPER_MIN_HALF_WIDTHS * width:
+        return None  # too short a stretch to measure a taper on
+    if max(n0, n1) > TAPER_MAX_COUNT_RATIO * min(n0, n1):
+        return None  # one half holds more than one stroke's ridge (a hollow tail, a merge)
+    w0, w1 = (float(np.median(dt[ys[h], xs[h]])) for h in halves)
+    if min(w0, w1) < TAPER_MIN_SHAFT_PX:
+        return None  # a thin line: one distance-transform step passes for a taper
+    if w0 >= TAPER_MIN_RATIO * w1:
+        return 0
+    if w1 >= TAPER_MIN_RATIO * w0:
+        return 1
+    return None

@@ -16,11 +16,13 @@ from judge.tools.thresholds import (
     CLOSING_FILL_MAX_WIDTHS_SQ,
     HEAD_LENGTH_WIDTHS,
     INK_DIFF,
+    OUTLINE_LINE_MIN_DIFF,
     OUTLINE_ONLY_MAX_PAST,
     OUTLINE_RIM_SLACK_PX,
     OUTLINE_SLIVER_MIN_COLOUR_FRAC,
     REMNANT_FAR_FRAC,
     REMNANT_MAX_COVER,
+    REMNANT_MIN_BALANCE,
     REMNANT_MIN_FILL_FRAC,
     REMNANT_NEAR_FRAC,
     REMNANT_STEADY_SLICES,
@@ -29,9 +31,11 @@ from judge.tools.thresholds import (
 
 def node_erase(img: np.ndarray, blobs: list[Blob], ep: set[int], ink: np.ndarray) -> np.ndarray:
     """What to erase of the nodes before lines are read: each endpoint's own mask and the
-    slivers of its outline the mask misses, each container's outline ring; grown by 2 px.
-    ``ink``: the image's line ink."""
+    slivers of its outline the mask misses, each container's outline ring; grown by 2 px
+    (the teeth of an outline a line touches, by 1 px only: grown further they cut into the
+    line's own end). ``ink``: the image's line ink."""
     erase: np.ndarray = np.zeros(img.shape[:2], np.uint8)
+    teeth: np.ndarray = np.zeros(img.shape[:2], np.uint8)  # erased as they are, not grown
     for i, b in enumerate(blobs):
         x, y, w, h = b.box
         m = b.mask.astype(np.uint8)
@@ -42,13 +46,20 @@ def node_erase(img: np.ndarray, blobs: list[Blob], ep: set[int], ink: np.ndarray
             part = ((m > 0) & ~(erode(m, s) > 0)).astype(np.uint8)
         erase[y : y + h, x : x + w] |= part
         if i in ep:
-            _erase_outline_slivers(img, b, part, erase, ink)
-    out: np.ndarray = cv2.dilate(erase, np.ones((5, 5), np.uint8))
+            _erase_outline_slivers(img, b, part, erase, ink, teeth)
+    grown: np.ndarray = cv2.dilate(erase, np.ones((5, 5), np.uint8))
+    fringe: np.ndarray = cv2.dilate(teeth, np.ones((3, 3), np.uint8))
+    out: np.ndarray = np.maximum(grown, fringe)
     return out
 
 
 def _erase_outline_slivers(
-    img: np.ndarray, b: Blob, part: np.ndarray, erase: np.ndarray, ink: np.ndarray
+    img: np.ndarray,
+    b: Blob,
+    part: np.ndarray,
+    erase: np.ndarray,
+    ink: np.ndarray,
+    teeth: np.ndarray,
 ) -> None:
     """Marks in ``erase`` (the image frame) the slivers of ``b``'s outline that its mask
     ``part`` (in the box's frame) misses: the openings finding blobs shave a thick outline's
@@ -75,14 +86,37 @@ def _erase_outline_slivers(
     beyond = np.unique(lab[~near])  # pieces reaching past the rim: lines, heads, text
     sub = img[Y0:Y1, X0:X1].astype(np.float32)
     colour = np.asarray(b.stroke_bgr, np.float32)
-    seg = np.asarray(b.background_bgr, np.float32) - colour
+    back = np.asarray(b.background_bgr, np.float32)
+
+    def off_blend(px: np.ndarray, ink_bgr: np.ndarray) -> np.ndarray:
+        """How far each pixel is from ``ink_bgr`` and its blends with the background."""
+        sg = back - ink_bgr
+        t = np.clip(((px - ink_bgr) @ sg) / max(1.0, float(sg @ sg)), 0.0, 1.0)
+        out: np.ndarray = np.abs(px - (ink_bgr + t[:, None] * sg)).max(axis=1)
+        return out
+
     for c in set(range(1, n)) - {int(v) for v in beyond}:
         sel = lab == c
-        px = sub[sel]
-        t = np.clip(((px - colour) @ seg) / max(1.0, float(seg @ seg)), 0.0, 1.0)
-        off = np.abs(px - (colour + t[:, None] * seg)).max(axis=1)
+        off = off_blend(sub[sel], colour)
         if float((off <= INK_DIFF).mean()) >= OUTLINE_SLIVER_MIN_COLOUR_FRAC:
             erase[Y0:Y1, X0:X1][sel] = 1
+    for c in {int(v) for v in beyond} - {0}:
+        # a line touching a toothed or wavy outline (``roundtooth``) joins the teeth the mask
+        # misses: where the line's colour is another than the outline's, the rim's pixels in
+        # the outline's colour are the outline's, the rest the line's
+        sel = lab == c
+        rim = sel & near
+        if not rim.any():
+            continue
+        far = sub[sel & ~near]
+        strong = np.abs(far - back).max(axis=1)
+        line_bgr = np.median(far[strong >= np.median(strong)], axis=0)
+        if float(np.abs(line_bgr - colour).max()) <= OUTLINE_LINE_MIN_DIFF:
+            continue
+        px = sub[rim]
+        own = (off_blend(px, colour) <= INK_DIFF) & (off_blend(px, line_bgr) > INK_DIFF)
+        ys_, xs_ = np.nonzero(rim)
+        teeth[Y0 + ys_[own], X0 + xs_[own]] = 1
 
 
 def own_ink(closed: np.ndarray, ink: np.ndarray) -> np.ndarray:
@@ -182,10 +216,14 @@ def skip_remnant(
     first = int(np.argmax(widths[:2]))  # a few stray anti-aliased pixels may come first
     near = widths[first]
     steps = widths[first : first + REMNANT_STEADY_SLICES + 1]
-    # hollow (an outline's two arms), or a tip in the node's own fill that narrows slice
-    # after slice (a tee head drops to the shaft at once; heads meeting at one point narrow
-    # too, but in the line's colour)
+    # hollow (an outline's two arms, reaching about as far to each side: other strokes
+    # closing in on the end make a lopsided V), or a tip in the node's own fill that narrows
+    # slice after slice (a tee head drops to the shaft at once; heads meeting at one point
+    # narrow too, but in the line's colour)
     hollow = cover[first] < REMNANT_MAX_COVER
+    side = across[slot == first] if (slot == first).any() else np.zeros(1)
+    left, right = max(0.0, -float(side.min())), max(0.0, float(side.max()))
+    balanced = min(left, right) >= REMNANT_MIN_BALANCE * max(left, right, 1e-6)
     steady = (
         len(steps) == REMNANT_STEADY_SLICES + 1
         and all(a > b for a, b in pairwise(steps))
@@ -194,7 +232,7 @@ def skip_remnant(
     if (
         len(widths) < 3
         or near < REMNANT_NEAR_FRAC * max(widths[:head_len])
-        or not (hollow or steady)
+        or not ((hollow and balanced) or steady)
         or min(widths) > REMNANT_FAR_FRAC * near
     ):
         return keep, point

@@ -198,6 +198,13 @@ OUTLINE_SLIVER_MIN_COLOUR_FRAC = 0.5
 """... and when at least this share of the piece's pixels is the outline's colour or a blend of
 it with the background."""
 
+OUTLINE_LINE_MIN_DIFF = 2 * INK_DIFF
+"""A line touching a node whose outline the mask misses in places (the teeth of a toothed or
+wavy ``roundtooth`` box) joins that outline's pieces: where the line's colour differs from the
+outline's by more than this (max channel), the pixels within the rim in the outline's colour
+(and not the line's) are erased with the node. Same-coloured lines and outlines are left as
+they were: there the colours cannot tell them apart."""
+
 CLOSING_FILL_MAX_WIDTHS_SQ = 4.0
 """The dash closing also fills notches and angles within one piece of line ink. A filled
 region larger than this many squared line widths that joins no two pieces is not part of the
@@ -245,6 +252,7 @@ REMNANT_FAR_FRAC = 0.8
 REMNANT_MAX_COVER = 0.5
 REMNANT_STEADY_SLICES = 3
 REMNANT_MIN_FILL_FRAC = 0.3
+REMNANT_MIN_BALANCE = 0.5
 """What is left of a node's own outline at a line's end (a V opening toward the node: a
 diamond's or a cut ellipse's tip, after the body opening cut it) is not a head. Its slice across
 the line nearest the node is at least ``REMNANT_NEAR_FRAC`` of the widest within a head's
@@ -255,7 +263,13 @@ covers under ``REMNANT_MAX_COVER`` of that slice's width: two arms), or filled a
 one point narrow too, in the line's colour). The slices are taken across the ray from the
 node's centre through the line's end, about which a tip is symmetric. A head is sought past
 its apex. Measured on dev10's diamonds and LibreOffice's: remnants cover 0.1-0.3 of the
-slice; a filled head's nearest slice covers nearly all of it."""
+slice; a filled head's nearest slice covers nearly all of it. Being the node's own outline, the
+V's two arms reach about as far to each side of that ray in its nearest slice: the nearer
+side at least ``REMNANT_MIN_BALANCE`` of the farther (a filled tip in the node's own fill is
+exempt: a rounded corner's sliver lies to one side). A V lopsided to one side is other strokes
+(a line crossing the head's, an arc passing by the node toward the same point), and the head
+is measured as it is. Measured on our matplotlib and Graphviz seeds and the real figures: true
+remnants 0.5-1.0; lopsided ones 0.0-0.3, and the eight of those looked at were all other lines."""
 
 HEAD_THICKNESS_RATIO = 1.7
 """An end carries a head when its local thickness (distance-transform max) exceeds the shaft's by
@@ -744,6 +758,28 @@ LOCAL_SHAFT_MIN_WINDOWS = 0.5
 ``LOCAL_SHAFT_MIN_WINDOWS`` windows' length of the line's ridge (else the whole line's median):
 a tapered ``fancy`` arrow's tail is as thick as the shaft behind it, its head twice the thin
 shaft before it."""
+
+TAPER_MIN_RATIO = 1.2
+"""A line joining two nodes whose shaft, between its two head windows, is this many times
+thicker in the half by one end than in the half by the other tapers: a ``fancy`` or ``wedge``
+arrow, which narrows from its tail to its head. Its thick end is no head, however wide its
+cut end looks (tails leaving side by side, a tail cut obliquely by an ellipse). Measured on our
+matplotlib seeds 6363, 8484 and 9595 (medians of the distance transform along the ridge):
+tapered lines 1.18-1.41, plain lines 1.0-1.08."""
+
+TAPER_MIN_HALF_WIDTHS = 3.0
+TAPER_MIN_SHAFT_PX = 2.0
+"""... measured only where each half holds at least ``TAPER_MIN_HALF_WIDTHS`` line widths of
+ridge and the thinner half's median is at least ``TAPER_MIN_SHAFT_PX`` (a shaft 4 px wide): on
+a thin line one distance-transform step (1.37 against 1.91 px) passes for a taper (seed-8181
+figure 1: a 2.9 px line, 11 px halves). ``fancy`` lines' halves run 33-94 px at 7-10 px
+widths, their thinner halves 2.3-5 px."""
+
+TAPER_MAX_COUNT_RATIO = 1.5
+"""... but only where the two halves' ridges are alike in length (within this ratio): split
+midway between the ends, one stroke's halves are; a ``fancy`` tail drawn hollow at a small
+scale (two thin edges, seed-7474 figure 13) or another line merged in doubles one half's
+ridge, and thins its median. Measured: single strokes 1.0-1.41, hollow tails 2.1-2.8."""
 
 FAR_RIM_FRAC = 0.6
 NEAR_PART_FRAC = 0.5
