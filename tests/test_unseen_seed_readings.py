@@ -14,9 +14,8 @@ head another plain line explains proves no reversal, a diamond's cut tips are pu
 are no head of the arcs leaving them), a line moved off a branching reference line is a
 wrong endpoint, a reversed connector the line reading misses is confirmed by reading
 both images at its ends, a lopsided V of other strokes at a node is no outline remnant, a
-tapered arrow's thick tail is no head, a toothed outline's teeth are no part of a line
-touching them, and an elbow back edge stopping short of its target is aimed from its true
-ends."""
+tapered arrow's thick tail is no head, and an elbow back edge stopping short of its target
+is aimed from its true ends."""
 
 from __future__ import annotations
 
@@ -462,10 +461,16 @@ def test_an_elbow_back_edge_stopping_short_is_aimed_from_its_true_ends() -> None
     one node is aimed from the ends of its main axis, and an elbow's main axis (its long
     vertical leg) ends at its corners, which aim at nothing: the edge went unread and the
     reversed deck passed. Where the main axis gives no answer, the skeleton's two ends are
-    aimed instead."""
+    aimed instead (not for a line read as dashed)."""
     img, _labels = _seeded_reference(10, seed=8484)
     _nodes, edges, _lines = _read_graph(img)
     assert ("Reducer", "Align", "high") in edges, edges
+    # not a dashed line's pieces, whose skeleton's far ends may be any two of them: seed
+    # 1313, figure 12, "Deploy" -> "Feature Map" broken by its label "update" under a huge
+    # head was aimed at "Augment" (every pass deck failed with a confirmed rewire)
+    img, _labels = _seeded_reference(12, seed=1313)
+    _nodes, edges, _lines = _read_graph(img)
+    assert not {e for e in edges if e[:2] == ("Deploy", "Augment")}, edges
 
 
 def test_a_tapered_arrows_thick_tail_is_no_head() -> None:
@@ -477,16 +482,3 @@ def test_a_tapered_arrows_thick_tail_is_no_head() -> None:
     _nodes, edges, _lines = _read_graph(img)
     assert ("Parser", "Cache", "high") in edges, edges
     assert not {e for e in edges if e[:2] == ("Cache", "Parser")}, edges
-
-
-def test_a_toothed_outlines_teeth_are_no_part_of_a_line_touching_them() -> None:
-    """Seed 8484, figure 6: "Train" is a ``roundtooth`` box (a black toothed outline) and the
-    navy arrow from "Cache" lands its head on its top-right teeth. The node's mask misses the
-    teeth; joined to the head, they were no sliver to erase, so the line ran on along the top
-    edge, the head window held only outline and "Train"'s head went unread ("Train" -> "Cache"
-    was a sure edge). Where the line's colour is another than the outline's, the rim's
-    outline-coloured pixels go with the node."""
-    img, _labels = _seeded_reference(6, seed=8484)
-    _nodes, edges, _lines = _read_graph(img)
-    assert {("Cache", "Train", d) for d in ("high", "medium")} & edges, edges
-    assert not {e for e in edges if e[:2] == ("Train", "Cache")}, edges

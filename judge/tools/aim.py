@@ -108,6 +108,7 @@ def aimed_ends(
     gap: float,
     margin: float,
     wd: float,
+    bent: bool = True,
 ) -> list[tuple[int, float, float]] | None:
     """The two nodes a line's ends point at, (node, end x, end y) each, or None: from each end
     of its main axis, the ray along the line's last stretch (its pixels within
@@ -115,12 +116,14 @@ def aimed_ends(
     by ``margin`` within ``gap`` px (at once, for an end that touches it). Both ends must
     reach two different nodes, and the ends lie at least half a gap apart (a tick is no
     arrow). A node merely beside an end (a numbered badge next to a head) is not one it
-    points at. The ends are those of the line's main axis, or where that gives no answer (a
-    bent line, whose main axis ends at its corners) the skeleton's two ends farthest apart."""
+    points at. The ends are those of the line's main axis, or where that gives no answer and
+    ``bent`` allows (a bent line, whose main axis ends at its corners; not a dashed line's
+    pieces, whose skeleton's far ends may be any two dashes) the skeleton's two ends farthest
+    apart."""
     if xs.size == 0:
         return None
     found = _aimed_from(_axis_ends(xs, ys, wd), xs, ys, ep_boxes, gap, margin, wd)
-    if found is None:  # a bent line (an elbow back edge): its skeleton's ends
+    if found is None and bent:  # a bent line (an elbow back edge): its skeleton's ends
         ends = _skeleton_ends(xs, ys)
         found = _aimed_from(ends, xs, ys, ep_boxes, gap, margin, wd) if ends else None
     return found

@@ -299,7 +299,9 @@ def detect_lines(
         touches = line_touches(xs_abs, ys_abs, (x, y, w, h), blobs, ep_boxes, reach_m, shape_near)
         touched = {node for node, _, _ in touches}
         if len(touches) < 2:  # an arrow stopping short of its boxes (hand-drawn)
-            aimed = aimed_ends(xs_abs, ys_abs, aim_boxes, aim, reach_m, line.thickness_px)
+            aimed = aimed_ends(
+                xs_abs, ys_abs, aim_boxes, aim, reach_m, line.thickness_px, not line.dashed
+            )
             touches = aimed or touches
         joins = None
         if len(touches) >= 3:

@@ -16,7 +16,6 @@ from judge.tools.thresholds import (
     CLOSING_FILL_MAX_WIDTHS_SQ,
     HEAD_LENGTH_WIDTHS,
     INK_DIFF,
-    OUTLINE_LINE_MIN_DIFF,
     OUTLINE_ONLY_MAX_PAST,
     OUTLINE_RIM_SLACK_PX,
     OUTLINE_SLIVER_MIN_COLOUR_FRAC,
@@ -31,11 +30,9 @@ from judge.tools.thresholds import (
 
 def node_erase(img: np.ndarray, blobs: list[Blob], ep: set[int], ink: np.ndarray) -> np.ndarray:
     """What to erase of the nodes before lines are read: each endpoint's own mask and the
-    slivers of its outline the mask misses, each container's outline ring; grown by 2 px
-    (the teeth of an outline a line touches, by 1 px only: grown further they cut into the
-    line's own end). ``ink``: the image's line ink."""
+    slivers of its outline the mask misses, each container's outline ring; grown by 2 px.
+    ``ink``: the image's line ink."""
     erase: np.ndarray = np.zeros(img.shape[:2], np.uint8)
-    teeth: np.ndarray = np.zeros(img.shape[:2], np.uint8)  # erased as they are, not grown
     for i, b in enumerate(blobs):
         x, y, w, h = b.box
         m = b.mask.astype(np.uint8)
@@ -46,20 +43,13 @@ def node_erase(img: np.ndarray, blobs: list[Blob], ep: set[int], ink: np.ndarray
             part = ((m > 0) & ~(erode(m, s) > 0)).astype(np.uint8)
         erase[y : y + h, x : x + w] |= part
         if i in ep:
-            _erase_outline_slivers(img, b, part, erase, ink, teeth)
-    grown: np.ndarray = cv2.dilate(erase, np.ones((5, 5), np.uint8))
-    fringe: np.ndarray = cv2.dilate(teeth, np.ones((3, 3), np.uint8))
-    out: np.ndarray = np.maximum(grown, fringe)
+            _erase_outline_slivers(img, b, part, erase, ink)
+    out: np.ndarray = cv2.dilate(erase, np.ones((5, 5), np.uint8))
     return out
 
 
 def _erase_outline_slivers(
-    img: np.ndarray,
-    b: Blob,
-    part: np.ndarray,
-    erase: np.ndarray,
-    ink: np.ndarray,
-    teeth: np.ndarray,
+    img: np.ndarray, b: Blob, part: np.ndarray, erase: np.ndarray, ink: np.ndarray
 ) -> None:
     """Marks in ``erase`` (the image frame) the slivers of ``b``'s outline that its mask
     ``part`` (in the box's frame) misses: the openings finding blobs shave a thick outline's
@@ -86,37 +76,14 @@ def _erase_outline_slivers(
     beyond = np.unique(lab[~near])  # pieces reaching past the rim: lines, heads, text
     sub = img[Y0:Y1, X0:X1].astype(np.float32)
     colour = np.asarray(b.stroke_bgr, np.float32)
-    back = np.asarray(b.background_bgr, np.float32)
-
-    def off_blend(px: np.ndarray, ink_bgr: np.ndarray) -> np.ndarray:
-        """How far each pixel is from ``ink_bgr`` and its blends with the background."""
-        sg = back - ink_bgr
-        t = np.clip(((px - ink_bgr) @ sg) / max(1.0, float(sg @ sg)), 0.0, 1.0)
-        out: np.ndarray = np.abs(px - (ink_bgr + t[:, None] * sg)).max(axis=1)
-        return out
-
+    seg = np.asarray(b.background_bgr, np.float32) - colour
     for c in set(range(1, n)) - {int(v) for v in beyond}:
         sel = lab == c
-        off = off_blend(sub[sel], colour)
+        px = sub[sel]
+        t = np.clip(((px - colour) @ seg) / max(1.0, float(seg @ seg)), 0.0, 1.0)
+        off = np.abs(px - (colour + t[:, None] * seg)).max(axis=1)
         if float((off <= INK_DIFF).mean()) >= OUTLINE_SLIVER_MIN_COLOUR_FRAC:
             erase[Y0:Y1, X0:X1][sel] = 1
-    for c in {int(v) for v in beyond} - {0}:
-        # a line touching a toothed or wavy outline (``roundtooth``) joins the teeth the mask
-        # misses: where the line's colour is another than the outline's, the rim's pixels in
-        # the outline's colour are the outline's, the rest the line's
-        sel = lab == c
-        rim = sel & near
-        if not rim.any():
-            continue
-        far = sub[sel & ~near]
-        strong = np.abs(far - back).max(axis=1)
-        line_bgr = np.median(far[strong >= np.median(strong)], axis=0)
-        if float(np.abs(line_bgr - colour).max()) <= OUTLINE_LINE_MIN_DIFF:
-            continue
-        px = sub[rim]
-        own = (off_blend(px, colour) <= INK_DIFF) & (off_blend(px, line_bgr) > INK_DIFF)
-        ys_, xs_ = np.nonzero(rim)
-        teeth[Y0 + ys_[own], X0 + xs_[own]] = 1
 
 
 def own_ink(closed: np.ndarray, ink: np.ndarray) -> np.ndarray:

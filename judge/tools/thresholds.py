@@ -198,13 +198,6 @@ OUTLINE_SLIVER_MIN_COLOUR_FRAC = 0.5
 """... and when at least this share of the piece's pixels is the outline's colour or a blend of
 it with the background."""
 
-OUTLINE_LINE_MIN_DIFF = 2 * INK_DIFF
-"""A line touching a node whose outline the mask misses in places (the teeth of a toothed or
-wavy ``roundtooth`` box) joins that outline's pieces: where the line's colour differs from the
-outline's by more than this (max channel), the pixels within the rim in the outline's colour
-(and not the line's) are erased with the node. Same-coloured lines and outlines are left as
-they were: there the colours cannot tell them apart."""
-
 CLOSING_FILL_MAX_WIDTHS_SQ = 4.0
 """The dash closing also fills notches and angles within one piece of line ink. A filled
 region larger than this many squared line widths that joins no two pieces is not part of the
