@@ -18,6 +18,7 @@ import cv2
 import numpy as np
 from skimage.morphology import skeletonize
 
+from judge.tools.strokes import neighbour_counts
 from judge.tools.thresholds import (
     AIM_STRETCH_WIDTHS,
     BRIDGE_HEAD_RATIO,
@@ -57,10 +58,7 @@ def _skeleton_ends(xs: np.ndarray, ys: np.ndarray) -> list[tuple[float, float]] 
     mask = np.zeros((int(ys.max()) - y0 + 3, int(xs.max()) - x0 + 3), bool)
     mask[ys - y0 + 1, xs - x0 + 1] = True
     skel = skeletonize(mask)  # type: ignore[no-untyped-call]
-    k = np.ones((3, 3), np.float32)
-    k[1, 1] = 0
-    nb = cv2.filter2D(skel.astype(np.float32), -1, k, borderType=cv2.BORDER_CONSTANT)
-    ends = np.argwhere(skel & (nb == 1)).astype(np.float64)
+    ends = np.argwhere(skel & (neighbour_counts(skel) == 1)).astype(np.float64)
     if len(ends) < 2:
         return None
     d = np.linalg.norm(ends[:, None, :] - ends[None, :, :], axis=2)

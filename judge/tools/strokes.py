@@ -40,7 +40,8 @@ class _Branch:
     zones: list[int] = field(default_factory=list)
 
 
-def _neighbours(skel: np.ndarray) -> np.ndarray:
+def neighbour_counts(skel: np.ndarray) -> np.ndarray:
+    """How many of each skeleton pixel's eight neighbours are skeleton (1: an end)."""
     k = np.ones((3, 3), np.float32)
     k[1, 1] = 0
     return cv2.filter2D(skel.astype(np.float32), -1, k, borderType=cv2.BORDER_CONSTANT)
@@ -136,7 +137,7 @@ def _skeleton(
     skel: np.ndarray = skeletonize(comp > 0)  # type: ignore[no-untyped-call]
     if not skel.any():
         return None
-    nb = _neighbours(skel)
+    nb = neighbour_counts(skel)
     junction = skel & (nb >= 3)
     at_node = np.zeros_like(skel)
     prox = 2 * max(3, int(round(2.0 * width))) + 3
