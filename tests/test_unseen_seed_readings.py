@@ -14,8 +14,10 @@ head another plain line explains proves no reversal, a diamond's cut tips are pu
 are no head of the arcs leaving them), a line moved off a branching reference line is a
 wrong endpoint, a reversed connector the line reading misses is confirmed by reading
 both images at its ends, a lopsided V of other strokes at a node is no outline remnant, a
-tapered arrow's thick tail is no head, and an elbow back edge stopping short of its target
-is aimed from its true ends."""
+tapered arrow's thick tail is no head, an elbow back edge stopping short of its target
+is aimed from its true ends, a branching line's paired strokes prove a reversal or a
+moved line the render leaves unread, and the dash closing's fill that another line's end
+induces is no head."""
 
 from __future__ import annotations
 
@@ -482,3 +484,71 @@ def test_a_tapered_arrows_thick_tail_is_no_head() -> None:
     _nodes, edges, _lines = _read_graph(img)
     assert ("Parser", "Cache", "high") in edges, edges
     assert not {e for e in edges if e[:2] == ("Cache", "Parser")}, edges
+
+
+@pytest.mark.slow
+def test_a_branching_lines_paired_strokes_prove_a_reversal_the_render_leaves_unread(
+    render_pool: RenderPool, tmp_path: Path
+) -> None:
+    """Seed 1313, figure 8: "Encoder" -> "Splitter" is read from a line component that also
+    holds two other lines (its strokes pair the two nodes: a ``medium`` edge, no wedge). The
+    reversed deck's render reads its connector with no sure direction either way, so the
+    readings showed no difference and the deck passed, though the object tree points the
+    connector from "Splitter" to "Encoder". With the readings agreeing on every node, the
+    paired strokes are evidence against the tree's one-way connector, as they already are
+    in the readings' own comparison. The faithful deck gets no confirmed difference, and a
+    crossing's paired strokes are no such evidence; a line leaving beside an arriving head
+    reads toward its own thin head."""
+    png, (reversed_, faithful) = _benchmark_decks(
+        8, tmp_path, ["reversed_edge", "faithful_shapes"], seed=1313
+    )
+    assert ("reversed_edge", 'edge "Encoder" -> "Splitter"') in _confirmed(
+        render_pool, tmp_path, png, reversed_
+    )
+    assert _confirmed(render_pool, tmp_path, png, faithful) == []
+
+    # seed 5656, figure 4: two back arcs cross, and the crossing's strokes pair "Classifier"
+    # with "Annotate" the wrong way round; a crossing's pairing is no such evidence (nor in
+    # the readings' own comparison). One arc's head lands on "Planner"'s tip where the line
+    # to "Input" leaves, whose own head at "Input" is thin: that line reads from "Planner".
+    png, decks = _benchmark_decks(4, tmp_path, ["faithful_shapes", "faithful_handmade"], seed=5656)
+    for faithful in decks:
+        assert _confirmed(render_pool, tmp_path, png, faithful) == []
+
+
+@pytest.mark.slow
+def test_a_line_moved_off_paired_strokes_is_a_wrong_endpoint(
+    render_pool: RenderPool, tmp_path: Path
+) -> None:
+    """Seed 6363, figure 8: "Segment" -> "Encoder" and "Segment" -> "Memory" leave "Segment"
+    as one branching line component (``medium`` edges from its paired strokes). The
+    wrong-endpoint deck leads the first to "Reviewer"; its render merges that line with
+    "Memory" -> "Reviewer" and reads no line "Segment"-"Encoder", and neither does the tree:
+    the deck passed. With the readings agreeing on every node, the paired strokes are the
+    reference's evidence and the tree's line from "Segment" to "Reviewer" the rewire's. The
+    faithful deck gets no confirmed difference."""
+    png, (moved, faithful) = _benchmark_decks(
+        8, tmp_path, ["wrong_endpoint", "faithful_shapes"], seed=6363
+    )
+    assert ("rewired_edge", 'edge "Segment" -> "Encoder"') in _confirmed(
+        render_pool, tmp_path, png, moved
+    )
+    assert _confirmed(render_pool, tmp_path, png, faithful) == []
+    # seed 8181, figure 10: a component whose strokes join both heads to both tails; the
+    # hand-drawn faithful deck's render reads none of its lines, and "Decoder" -> "Assembler"
+    # (one of the pairs) is no evidence that the deck's "Decoder" -> "Cluster" moved it
+    png, (faithful,) = _benchmark_decks(10, tmp_path, ["faithful_handmade"], seed=8181)
+    assert _confirmed(render_pool, tmp_path, png, faithful) == []
+
+
+def test_fill_another_lines_end_induces_is_no_head() -> None:
+    """Seed 2424, figure 13 (785 px wide): arcs 3 px thick leave "Labeler"'s ellipse 10-15 px
+    apart. The dash closing (13 px) filled the corner between one arc's start and the next
+    arc's end into a wedge on the first arc alone: no bridge between the two (those are
+    dropped), but a head at the tail, so "Labeler" -> "Router" read "Router" -> "Labeler"
+    and all six decks that should pass failed. Fill that the closing of the line alone would
+    not lay is dropped; no arc leaving "Labeler" is read into it."""
+    img, _labels = _seeded_reference(13, seed=2424)
+    _nodes, edges, _lines = _read_graph(img)
+    assert not {e for e in edges if e[1] == "Labeler" and e[2] == "high"}, edges
+    assert not {e for e in edges if e[1] == "Cache" and e[0] == "Parser"}, edges

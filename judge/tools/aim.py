@@ -212,7 +212,11 @@ def dash_closing(ink: np.ndarray, dk: int, base: int | None = None) -> np.ndarra
     to span a thick line's dash gaps). A sideways bridge between two lines that a ``base``
     closing leaves apart is dropped too: thick solid lines leaving one side of a node a dash
     gap apart would merge there into a wedge read as a head (seed-6262 matplotlib figure 9:
-    10 px lines, a 35 px closing)."""
+    10 px lines, a 35 px closing).
+
+    Fill touching one piece only is kept where the closing of that piece alone lays it (a
+    line's own notches), and dropped where another line's ink nearby induced it
+    (:func:`_drop_induced_fill`)."""
     closed = cv2.morphologyEx(ink, cv2.MORPH_CLOSE, np.ones((dk, dk), np.uint8))
     n, lab, stats, _ = cv2.connectedComponentsWithStats(ink, connectivity=8)
     side = np.zeros(n, int)
@@ -245,7 +249,10 @@ def dash_closing(ink: np.ndarray, dk: int, base: int | None = None) -> np.ndarra
         grown = cv2.dilate((blab[y0:y1, x0:x1] == b).astype(np.uint8), np.ones((3, 3), np.uint8))
         touched = np.unique(lab[y0:y1, x0:x1][grown > 0])
         touched = touched[touched > 0]
-        if len(touched) < 2 or not long_[touched].all():
+        if len(touched) == 1:
+            _drop_induced_fill(closed, lab, blab, b, (x, y, w, h), int(touched[0]), dk)
+            continue
+        if not long_[touched].all():
             continue
         X0, Y0 = max(0, x - reach), max(0, y - reach)
         X1, Y1 = min(w_img, x + w + reach), min(h_img, y + h + reach)
@@ -276,6 +283,33 @@ def dash_closing(ink: np.ndarray, dk: int, base: int | None = None) -> np.ndarra
         ):
             closed[y : y + h, x : x + w][blab[y : y + h, x : x + w] == b] = 0
     return closed
+
+
+def _drop_induced_fill(
+    closed: np.ndarray,
+    lab: np.ndarray,
+    blab: np.ndarray,
+    b: int,
+    box: tuple[int, int, int, int],
+    p: int,
+    dk: int,
+) -> None:
+    """Drop from ``closed`` the part of the closing's fill ``b`` (touching ink piece ``p``
+    only) that the closing of ``p`` alone would not lay: fill another line's ink nearby
+    induced, such as the wedge a line's end gets when another line ends beside it at the
+    same node (seed-2424 matplotlib figure 13: two 3 px lines leaving an ellipse 12 px apart;
+    the fill passed for a head at the tail). A line's own notches and gaps stay filled."""
+    x, y, w, h = box
+    ys, xs = np.nonzero(blab[y : y + h, x : x + w] == b)
+    ys, xs = ys + y, xs + x
+    h_img, w_img = lab.shape
+    X0, Y0 = max(0, x - dk), max(0, y - dk)
+    X1, Y1 = min(w_img, x + w + dk), min(h_img, y + h + dk)
+    own = (lab[Y0:Y1, X0:X1] == p).astype(np.uint8)
+    alone = cv2.morphologyEx(own, cv2.MORPH_CLOSE, np.ones((dk, dk), np.uint8))
+    off = alone[ys - Y0, xs - X0] == 0
+    if off.any():
+        closed[ys[off], xs[off]] = 0
 
 
 def _head_thick(thick: float, shaft: float) -> bool:

@@ -11,7 +11,7 @@ are 2-3x thicker than shafts). Pixels are those of the measured image (the image
 from __future__ import annotations
 
 import math
-from collections.abc import Collection, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -125,6 +125,11 @@ class LineComp:
         if heads and tails:
             for t in tails:
                 mine = partners(t)
+                leaving = _leaves_beside(t, mine, tails, partners) if self.joins else None
+                if leaving is not None:
+                    # a thin head at the far end of a line leaving beside an arriving head
+                    out.append((leaving.node, t.node, "medium"))
+                    continue
                 for h in heads:
                     if h in mine:
                         # one stroke from this tail to this head alone: as sure as a plain line
@@ -154,6 +159,27 @@ class LineComp:
                     if self.joined(a.node, b.node):
                         out.append((a.node, b.node, "undirected"))
         return out
+
+
+def _leaves_beside(
+    t: Contact,
+    mine: list[Contact],
+    tails: list[Contact],
+    partners: Callable[[Contact], list[Contact]],
+) -> Contact | None:
+    """The head ``t``'s one stroke runs to when ``t`` is a thin head (head-thick, undecided:
+    ``Contact.thin_head``) and that head has two or more lines behind it, one of them a
+    plain tail's: the head is that other line's, and ``t``'s stroke is a line leaving beside
+    it with its own head at ``t`` (seed-5656 matplotlib figure 4: a back arc's head lands on a
+    diamond's tip right where the line to "Input" leaves). None otherwise; a fan's hub has
+    two or more partners."""
+    if not t.thin_head or len(mine) != 1:
+        return None
+    h = mine[0]
+    if not h.head or h.lines_behind < 2:
+        return None
+    fed = any(o is not t and not o.thin_head and h in partners(o) for o in tails)
+    return h if fed else None
 
 
 def _half_contrast_width(comp: np.ndarray, contrast: np.ndarray) -> float | None:

@@ -48,7 +48,10 @@ def _edge_disc(kind: str, r: Readings, s: str, d: str, evidence: str) -> Discrep
 
 def edge_tree_pass(r: Readings, found: list[Discrepancy]) -> list[Judged]:
     """Reversed and rewired edges the render reading missed, proved by the tree, for each
-    reference edge read with its head (``high``) that the render does not show only as drawn:
+    reference edge read with its head (``high``) that the render does not show only as drawn,
+    or read from a branching line's paired strokes (``medium``, no wedge) when the readings
+    agree on every node, the edge is one-way and the render reads no sure line back
+    (seed-1313 matplotlib figure 8, reversed; seed-6363 figure 8, moved):
 
     * reversed: the deck's connector between the two nodes has a clear head at the source end
       only;
@@ -68,9 +71,18 @@ def edge_tree_pass(r: Readings, found: list[Discrepancy]) -> list[Judged]:
     inv_tree = {v: k for k, v in r.m_tree.pairs.items()}
     ref_line = {(e.src, e.dst): e.source for e in r.ref.edges}
     ref_simple = {(e.src, e.dst): e.simple for e in r.ref.edges}
+    # a branching line's paired strokes (``medium``, no wedge, no crossing) are evidence too
+    # when the two readings agree on every node, as in the readings' own comparison
+    # (:func:`judge.tools.graphread.compare_graphs`)
+    paired = readings_agree(r.ref, r.ren, r.m_ren)
+    ref_paired = {
+        (e.src, e.dst)
+        for e in r.ref.edges
+        if e.direction == "medium" and not e.wedge and not e.crossed and paired
+    }
     out: list[Judged] = []
     for (s, d), how in ref_e.items():
-        if how != "high":
+        if how != "high" and (s, d) not in ref_paired:
             continue
         ts, td = r.m_tree.pairs.get(s), r.m_tree.pairs.get(d)
         rs, rd = r.m_ren.pairs.get(s), r.m_ren.pairs.get(d)
@@ -91,6 +103,8 @@ def edge_tree_pass(r: Readings, found: list[Discrepancy]) -> list[Judged]:
         two_way = (d, s) in ref_e
         if two_way and ren_e.get((rs, rd)) in sure:
             continue  # the render reads this arrow too (as its reference reads it or both ways)
+        if how != "high" and ((d, s) in ref_e or ren_e.get((rd, rs)) in sure):
+            continue  # paired strokes: only a one-way reading the render leaves unread
         if tree_e.get((td, ts)) == "high" and (ts, td) not in tree_e:
             # with two arrows, the deck's line d -> s may be the reference's other one, and
             # this one gone elsewhere
@@ -120,6 +134,8 @@ def edge_tree_pass(r: Readings, found: list[Discrepancy]) -> list[Judged]:
                 continue  # the render sees a line between them (a bus, a line the tree cannot
                 # follow), unless it is the deck's line from the source running across the
                 # node, or one running past it that the render reads with no head there
+            if how != "high" and not _sole_tail(r, s, d):
+                continue  # the strokes join the head to two tails: which line moved is a guess
             moved = _new_targets(r, tree_e, ref_e, inv_tree, s, ts)
             if any(x in inv_tree and ref_strokes_entangled(r, s, d, inv_tree[x]) for x in moved):
                 continue  # the reference line read as s -> d crosses the one to the deck's new
@@ -295,6 +311,24 @@ def _ref_line_touches(r: Readings, a: str, b: str, x: str) -> bool:
         f"line@{ln.box[0]},{ln.box[1]}" in places and any(c.node == bx for c in ln.contacts)
         for ln in r.ref_lines
     )
+
+
+def _sole_tail(r: Readings, s: str, d: str) -> bool:
+    """Whether every reference line component read as joining ``s`` and ``d`` joins its end
+    at ``d`` to one headless end only, ``s``'s: with two tails paired to one head (strokes
+    that tell no pair from another), a deck leading one of them elsewhere cannot say which
+    (seed-8181 matplotlib figure 10)."""
+    places = {e.source for e in r.ref.edges if {e.src, e.dst} == {s, d}}
+    bs, bd = _blob_of(r.ref, s), _blob_of(r.ref, d)
+    if bs is None or bd is None:
+        return False
+    for ln in r.ref_lines:
+        if f"line@{ln.box[0]},{ln.box[1]}" not in places:
+            continue
+        tails = {c.node for c in ln.contacts if not c.head and c.node != bd}
+        if {t for t in tails if ln.joined(bd, t)} != {bs}:
+            return False
+    return True
 
 
 def _ref_pair_guessed(r: Readings, a: str, b: str) -> bool:

@@ -99,6 +99,10 @@ class GEdge:
     wedge: bool = False
     """Raster: the head at ``dst`` is where two or more lines meet or leave one point, whose
     wedge may pass for a head: a ``medium`` direction read there is no evidence."""
+    crossed: bool = False
+    """Raster: read from a line component whose strokes cross (``LineComp.crossed``): a
+    crossing's strokes may pair wrongly, so a ``medium`` direction read there is no evidence
+    either (seed-5656 matplotlib figure 4: two back arcs crossing)."""
     lines: int = 1
     """Object tree: how many of the deck's lines lead ``src -> dst`` this sure."""
     simple: bool = False
@@ -481,6 +485,7 @@ def read_raster_graph(
                     thickness_px=ln.thickness_px,
                     source=f"line@{ln.box[0]},{ln.box[1]}",
                     wedge=any(c.node == eb and c.head and c.lines_behind >= 2 for c in ln.contacts),
+                    crossed=ln.crossed,
                     simple=sure and len(ln.contacts) == 2,
                 )
             )
@@ -651,8 +656,9 @@ def compare_graphs(ref: Graph, cand: Graph) -> tuple[Match, list[Discrepancy]]:
 
     def sure(e: GEdge) -> bool:
         """A direction that is evidence: ``high``, or ``medium`` (when the readings agree on
-        every node) unless its head is a point several lines meet at (``GEdge.wedge``)."""
-        return e.direction in sure_ref and not (e.direction == "medium" and e.wedge)
+        every node) unless its head is a point several lines meet at (``GEdge.wedge``) or
+        its strokes cross (``GEdge.crossed``)."""
+        return e.direction in sure_ref and not (e.direction == "medium" and (e.wedge or e.crossed))
 
     missing: list[tuple[str, str]] = []
     for (s, d), e in redges.items():
