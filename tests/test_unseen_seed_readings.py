@@ -16,8 +16,9 @@ wrong endpoint, a reversed connector the line reading misses is confirmed by rea
 both images at its ends, a lopsided V of other strokes at a node is no outline remnant, a
 tapered arrow's thick tail is no head, an elbow back edge stopping short of its target
 is aimed from its true ends, a branching line's paired strokes prove a reversal or a
-moved line the render leaves unread, and the dash closing's fill that another line's end
-induces is no head."""
+moved line the render leaves unread, the dash closing's fill that another line's end
+induces is no head, and the heads of thick crossing lines are measured on their ink as
+drawn."""
 
 from __future__ import annotations
 
@@ -552,3 +553,26 @@ def test_fill_another_lines_end_induces_is_no_head() -> None:
     _nodes, edges, _lines = _read_graph(img)
     assert not {e for e in edges if e[1] == "Labeler" and e[2] == "high"}, edges
     assert not {e for e in edges if e[1] == "Cache" and e[0] == "Parser"}, edges
+
+
+@pytest.mark.slow
+def test_heads_of_thick_crossing_lines_are_measured_as_drawn(
+    render_pool: RenderPool, tmp_path: Path
+) -> None:
+    """Seed 1313, figure 9: 9 px lines cross twice between two rows of boxes. The dash
+    closing (33 px) fills the crossings into one blob with head-thick lobes at every
+    end, so tails read as heads and the reversed "Normalize" -> "Evaluate" went unseen (its
+    deck failed only through another misread edge, which failed the pass decks too). A
+    solid line's heads are measured on its ink as drawn: the reversal is confirmed and the
+    faithful deck gets no confirmed difference. Thin lines keep the closed ink."""
+    png, (reversed_, faithful) = _benchmark_decks(
+        9, tmp_path, ["reversed_edge", "faithful_overlay"], seed=1313
+    )
+    assert ("reversed_edge", 'edge "Normalize" -> "Evaluate"') in _confirmed(
+        render_pool, tmp_path, png, reversed_
+    )
+    assert _confirmed(render_pool, tmp_path, png, faithful) == []
+    # seed 8484, figure 8: a 2.2 px branching line's small head loses its anti-aliased
+    # notches' fill as drawn; thin lines keep the closed ink (``DRAWN_HEADS_MIN_WIDTH_PX``)
+    png, (faithful,) = _benchmark_decks(8, tmp_path, ["faithful_shapes"], seed=8484)
+    assert _confirmed(render_pool, tmp_path, png, faithful) == []

@@ -42,6 +42,7 @@ from judge.tools.thresholds import (
     DASH_GAP_WIDTHS,
     DASH_JOIN_FACTOR,
     DASH_MIN_PIECES,
+    DRAWN_HEADS_MIN_WIDTH_PX,
     HEAD_BEHIND_MAX_WIDTHS,
     HEAD_CLEAR_MIN_PX,
     HEAD_CLEAR_WIDTHS,
@@ -332,20 +333,13 @@ def detect_lines(
         joins = None
         if len(touches) >= 3:
             boxes = [_window_box(blobs[node].box, X0, Y0) for node, _, _ in touches]
-            read = stroke_joins(comp, boxes, line.thickness_px, spur, float(margin + reach))
-            # the closing fills a crossing's acute angles into a band: a crossing seen only
-            # in the strokes as drawn is read there, heads included (the band would pass for
-            # a head at a nearby end)
             drawn = own_ink(comp > 0, ink[Y0:Y1, X0:X1] > 0)
-            if not (read is not None and read[1]) and (drawn != comp).any():
-                as_drawn = stroke_joins(
-                    drawn, boxes, line.thickness_px, spur, float(margin + reach)
-                )
-                if as_drawn is not None and as_drawn[1]:
-                    read, comp = as_drawn, drawn
-                    dt = cv2.distanceTransform(comp, cv2.DIST_L2, 3)
-                    ys, xs = np.nonzero(comp)
-                    xs_abs, ys_abs = xs + X0, ys + Y0
+            read, kept = _strokes_as_drawn(comp, drawn, boxes, line, spur, float(margin + reach))
+            if kept is not comp:
+                comp = kept
+                dt = cv2.distanceTransform(comp, cv2.DIST_L2, 3)
+                ys, xs = np.nonzero(comp)
+                xs_abs, ys_abs = xs + X0, ys + Y0
             joins = read[0] if read is not None else None
             line.crossed = read is not None and read[1]
         d2 = [(xs_abs - px) ** 2 + (ys_abs - py) ** 2 for _, px, py in touches]
@@ -445,6 +439,32 @@ def detect_lines(
             continue  # what the node's erasing left of its outline (a diamond's cut tip), no line
         out.append(line)
     return out
+
+
+def _strokes_as_drawn(
+    comp: np.ndarray,
+    drawn: np.ndarray,
+    boxes: list[tuple[float, float, float, float]],
+    line: LineComp,
+    spur: float,
+    reach: float,
+) -> tuple[tuple[set[frozenset[int]], bool] | None, np.ndarray]:
+    """The stroke reading (``strokes.stroke_joins``) of a component touching three or more
+    nodes, and the ink its heads are measured on. The closing fills a crossing's acute angles
+    into a band: a crossing seen only in the strokes as ``drawn`` (``lineink.own_ink``) is read
+    there, heads included (the band would pass for a head at a nearby end). A thick solid
+    line's heads are measured on its ink as drawn anyway (``DRAWN_HEADS_MIN_WIDTH_PX``): the
+    closing fills thick lines crossing or fanning out into blobs as thick as heads (seed-1313
+    matplotlib figure 9)."""
+    read = stroke_joins(comp, boxes, line.thickness_px, spur, reach)
+    differs = bool((drawn != comp).any())
+    if not (read is not None and read[1]) and differs:
+        as_drawn = stroke_joins(drawn, boxes, line.thickness_px, spur, reach)
+        if as_drawn is not None and as_drawn[1]:
+            return as_drawn, drawn
+    if not line.dashed and differs and line.thickness_px >= DRAWN_HEADS_MIN_WIDTH_PX:
+        return read, drawn
+    return read, comp
 
 
 def _untaper(

@@ -205,6 +205,14 @@ line: the acute angles of a crossing, the wedge between lines fanning out of one
 would blur them into a band or a head-thick wedge. Smaller fills stay (an anti-aliased head's
 notches)."""
 
+DRAWN_HEADS_MIN_WIDTH_PX = 4.0
+"""A solid line touching three or more nodes has its heads measured on its ink as drawn
+(``lineink.own_ink``, dropping fill over ``CLOSING_FILL_MAX_WIDTHS_SQ``) when it is at least
+this wide: the closing, sized from the line width, fills thick lines crossing or fanning out
+into blobs as thick as heads (seed-1313 matplotlib figure 9: 9 px lines). A thinner line's
+small head loses its anti-aliased notches' fill there and goes unread (seed-8484 figure 8:
+a 2.2 px line). Measured on our matplotlib seeds: the lines this helped 4.75-9 px wide."""
+
 STROKE_SPUR_PER_KPX = 30.0
 """Terminal skeleton branches shorter than this (px per 1000 px) that reach no node are spurs
 (arrowhead barbs, skeleton whiskers) and are pruned before strokes are followed."""
