@@ -303,14 +303,17 @@ def _blob_of(g: Graph, nid: str) -> int | None:
     return next((int(x[5:]) for x in g.node(nid).source if x.startswith("blob:")), None)
 
 
+def _ref_lines_of(r: Readings, a: str, b: str) -> list[LineComp]:
+    """The reference line components read as joining nodes ``a`` and ``b`` (either way): the
+    ``GEdge.source`` of their edges."""
+    places = {e.source for e in r.ref.edges if {e.src, e.dst} == {a, b}}
+    return [ln for ln in r.ref_lines if f"line@{ln.box[0]},{ln.box[1]}" in places]
+
+
 def _ref_line_touches(r: Readings, a: str, b: str, x: str) -> bool:
     """Whether a reference line component read as joining ``a`` and ``b`` also touches ``x``."""
-    places = {e.source for e in r.ref.edges if {e.src, e.dst} == {a, b}}
     bx = _blob_of(r.ref, x)
-    return any(
-        f"line@{ln.box[0]},{ln.box[1]}" in places and any(c.node == bx for c in ln.contacts)
-        for ln in r.ref_lines
-    )
+    return any(any(c.node == bx for c in ln.contacts) for ln in _ref_lines_of(r, a, b))
 
 
 def _sole_tail(r: Readings, s: str, d: str) -> bool:
@@ -318,13 +321,10 @@ def _sole_tail(r: Readings, s: str, d: str) -> bool:
     at ``d`` to one headless end only, ``s``'s: with two tails paired to one head (strokes
     that tell no pair from another), a deck leading one of them elsewhere cannot say which
     (seed-8181 matplotlib figure 10)."""
-    places = {e.source for e in r.ref.edges if {e.src, e.dst} == {s, d}}
     bs, bd = _blob_of(r.ref, s), _blob_of(r.ref, d)
     if bs is None or bd is None:
         return False
-    for ln in r.ref_lines:
-        if f"line@{ln.box[0]},{ln.box[1]}" not in places:
-            continue
+    for ln in _ref_lines_of(r, s, d):
         tails = {c.node for c in ln.contacts if not c.head and c.node != bd}
         if {t for t in tails if ln.joined(bd, t)} != {bs}:
             return False
@@ -337,8 +337,7 @@ def _ref_pair_guessed(r: Readings, a: str, b: str) -> bool:
     every pair) or none of its ends has a head: ``a``-``b`` is then one of the pairs such a
     tangle might join, not a line seen (the closing fills a thick crossing's acute angles, and
     its strokes are then paired by guesswork)."""
-    places = {e.source for e in r.ref.edges if {e.src, e.dst} == {a, b}}
-    mine = [ln for ln in r.ref_lines if f"line@{ln.box[0]},{ln.box[1]}" in places]
+    mine = _ref_lines_of(r, a, b)
     if not mine:
         return False
     for ln in mine:
@@ -356,16 +355,14 @@ def ref_strokes_entangled(r: Readings, a: str, b: str, x: str) -> bool:
     also touches ``x`` and pairs ``x``'s stroke with ``a``'s or ``b``'s (``LineComp.joins``):
     a crossing whose strokes the reader may have paired wrongly (seed-5151 matplotlib
     figure 9)."""
-    places = {e.source for e in r.ref.edges if {e.src, e.dst} == {a, b}}
     ba, bb, bx = _blob_of(r.ref, a), _blob_of(r.ref, b), _blob_of(r.ref, x)
     if bx is None:
         return False
     return any(
-        f"line@{ln.box[0]},{ln.box[1]}" in places
-        and ln.crossed  # a merge into one node pairs its strokes rightly (Graphviz seed 1234)
+        ln.crossed  # a merge into one node pairs its strokes rightly (Graphviz seed 1234)
         and any(c.node == bx for c in ln.contacts)
         and any(e is not None and ln.joined(bx, e) for e in (ba, bb))
-        for ln in r.ref_lines
+        for ln in _ref_lines_of(r, a, b)
     )
 
 
