@@ -21,7 +21,7 @@ import numpy as np
 from judge.tools import headtests
 from judge.tools.aim import aimed_ends, dash_closing, drop_dashed_rings
 from judge.tools.base import Tool, ToolContext, ToolOutput, memo
-from judge.tools.contacts import line_touches
+from judge.tools.contacts import line_touches, same_line
 from judge.tools.lineink import all_outline, node_erase, own_ink
 from judge.tools.nodes import (
     Blob,
@@ -230,7 +230,36 @@ def detect_lines(
     A line touching fewer than two endpoints joins the two it points at across a gap
     (:func:`judge.tools.aim.aimed_ends`), among ``aim_at`` (default: every endpoint; not a
     label's pill, which only a line that touches it reaches).
+
+    A line joining two nodes has its heads measured once more with the ink kept over the
+    nodes' outlines (``lineink.node_erase``: a head whose barb lies on an outline in another
+    colour lost half its ink with it: seed-7474 matplotlib figure 1), and takes those heads
+    when that reading finds the same line. Lines touching three or more nodes keep the first
+    reading: the kept ink moves which strokes pair where lines crowd at a node.
     """
+    args = (img, blobs, endpoints, text_boxes, aim_at, text_heights)
+    lines, over = _detect(*args, over=None)
+    if not over.any():
+        return lines
+    again, _ = _detect(*args, over=over)
+    for ln in lines:
+        twin = next((t for t in again if same_line(ln, t)), None)
+        if twin is not None:
+            ln.contacts = twin.contacts
+    return lines
+
+
+def _detect(
+    img: np.ndarray,
+    blobs: list[Blob],
+    endpoints: list[int],
+    text_boxes: Sequence[tuple[float, float, float, float]],
+    aim_at: Collection[int] | None,
+    text_heights: Sequence[float] | None,
+    over: np.ndarray | None,
+) -> tuple[list[LineComp], np.ndarray]:
+    """:func:`detect_lines` with the ink kept over the nodes' outlines erased (``over``
+    None) or kept (``over``: that ink, as the first reading returned it)."""
     shape = img.shape
     margin = scaled_px(CONTACT_MARGIN_PER_KPX, shape, 3)
     reach = scaled_px(HEAD_REACH_PER_KPX, shape, 8)
@@ -240,11 +269,14 @@ def detect_lines(
     ink = ink_mask(img, bgmap, strong=True)
     contrast = channel_max(cv2.absdiff(img, bgmap))
     ep = set(endpoints)
-    erase = node_erase(img, blobs, ep, ink)
+    erase, kept = node_erase(img, blobs, ep, ink)
+    erase |= kept * np.uint8(over is None)  # the first reading erases it with the outline
     ink[erase > 0] = 0
     # distance to the nearest erased node: an outline's remnant (a diamond's mitred tip) sits
-    # right there, so arrowheads are measured a little clear of it
+    # right there, so arrowheads are measured a little clear of it; not the ink kept over an
+    # outline, in another colour than the node's (no remnant)
     clear_of = cv2.distanceTransform((erase == 0).astype(np.uint8), cv2.DIST_L2, 3)
+    clear_of[(kept > 0) & (over is not None)] = np.float32(1e6)
     blocks = label_blocks(list(text_boxes))
     windows: np.ndarray = np.zeros(shape[:2], np.uint8)
     heights = text_heights or [b[3] for b in text_boxes]
@@ -438,7 +470,7 @@ def detect_lines(
         if outline_only:
             continue  # what the node's erasing left of its outline (a diamond's cut tip), no line
         out.append(line)
-    return out
+    return out, kept
 
 
 def _strokes_as_drawn(

@@ -1,13 +1,19 @@
 """Where a line's ink touches a node: near its box, or near the convex hull of an ellipse's or a
-diamond's shape (``arrows.detect_lines``)."""
+diamond's shape (``arrows.detect_lines``), and whether two readings found the same line."""
 
 from __future__ import annotations
+
+import math
+from typing import TYPE_CHECKING
 
 import cv2
 import numpy as np
 
 from judge.tools.nodes import Blob
-from judge.tools.thresholds import RECT_MIN_EXTENT
+from judge.tools.thresholds import RECT_MIN_EXTENT, SAME_LINE_TOL_MIN_PX, SAME_LINE_TOL_WIDTHS
+
+if TYPE_CHECKING:
+    from judge.tools.arrows import LineComp
 
 
 def line_touches(
@@ -72,3 +78,14 @@ def end_point(
     d = np.hypot(xs - cx, ys - cy)
     sel = d <= float(d.min()) + 4.0
     return float(xs[sel].mean()), float(ys[sel].mean())
+
+
+def same_line(a: LineComp, b: LineComp) -> bool:
+    """Whether ``b`` is line ``a`` read again: both join the same two nodes, at points a few
+    line widths apart at most (the ink kept over an outline lengthens a line by its width;
+    two lines between the same nodes lie farther apart: dev04's request and reply)."""
+    if len(a.contacts) != 2 or len(b.contacts) != 2:
+        return False
+    ends = {c.node: c.point for c in b.contacts}
+    tol = max(SAME_LINE_TOL_MIN_PX, SAME_LINE_TOL_WIDTHS * a.thickness_px)
+    return all(c.node in ends and math.dist(c.point, ends[c.node]) <= tol for c in a.contacts)

@@ -28,10 +28,14 @@ from judge.tools.thresholds import (
 )
 
 
-def node_erase(img: np.ndarray, blobs: list[Blob], ep: set[int], ink: np.ndarray) -> np.ndarray:
+def node_erase(
+    img: np.ndarray, blobs: list[Blob], ep: set[int], ink: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
     """What to erase of the nodes before lines are read: each endpoint's own mask and the
     slivers of its outline the mask misses, each container's outline ring; grown by 2 px.
-    ``ink``: the image's line ink."""
+    ``ink``: the image's line ink. Also returns the ink kept there because it is not in the
+    node's colours (:func:`_keep_foreign_ink`): a head drawn over the outline, measured as
+    clear of the node."""
     erase: np.ndarray = np.zeros(img.shape[:2], np.uint8)
     for i, b in enumerate(blobs):
         x, y, w, h = b.box
@@ -45,7 +49,66 @@ def node_erase(img: np.ndarray, blobs: list[Blob], ep: set[int], ink: np.ndarray
         if i in ep:
             _erase_outline_slivers(img, b, part, erase, ink)
     out: np.ndarray = cv2.dilate(erase, np.ones((5, 5), np.uint8))
-    return out
+    kept = np.zeros_like(out)
+    for i in ep:
+        _keep_foreign_ink(img, blobs[i], out, ink, kept)
+    return out, kept
+
+
+def _off_blend(px: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """How far (max over channels) each pixel of ``px`` (N x 3) lies from the blends of
+    colours ``a`` and ``b`` (anti-aliasing between them)."""
+    seg = b - a
+    t = np.clip(((px - a) @ seg) / max(1.0, float(seg @ seg)), 0.0, 1.0)
+    off: np.ndarray = np.abs(px - (a + t[:, None] * seg)).max(axis=1)
+    return off
+
+
+def _keep_foreign_ink(
+    img: np.ndarray, b: Blob, erase: np.ndarray, ink: np.ndarray, kept: np.ndarray
+) -> None:
+    """Clears from ``erase`` the ink over and around endpoint ``b``'s outline that is not in its
+    colours (outline, background, interior, or a blend of two): another stroke drawn across the
+    outline, such as an arrowhead whose barb lies on an ellipse. Erased with the outline, half
+    the head went and the line read with no direction. Only pieces running on past the erased
+    ring into the line are kept; a node's own label, set inside, never does. When the lines
+    share the outline's colour nothing is kept and the outline goes with its ink as before."""
+    if b.stroke_bgr is None:
+        return
+    # the outline, the slivers' slack past it and the erase's 2 px growth (5 x 5)
+    grow = int(math.ceil(max(2.0, b.stroke_px))) + OUTLINE_RIM_SLACK_PX + 2
+    x, y, w, h = b.box
+    X0, Y0 = max(0, x - grow), max(0, y - grow)
+    X1, Y1 = min(img.shape[1], x + w + grow), min(img.shape[0], y + h + grow)
+    sub_ink = ink[Y0:Y1, X0:X1] > 0
+    sub_erase = erase[Y0:Y1, X0:X1] > 0
+    cand = sub_ink & sub_erase
+    if not cand.any():
+        return
+    px = img[Y0:Y1, X0:X1][cand].astype(np.float32)
+    stroke = np.asarray(b.stroke_bgr, np.float32)
+    bg = np.asarray(b.background_bgr, np.float32)
+    inner = np.asarray(b.interior_bgr, np.float32)
+    off = np.minimum(
+        np.minimum(_off_blend(px, stroke, bg), _off_blend(px, stroke, inner)),
+        _off_blend(px, inner, bg),
+    )
+    foreign = np.zeros(cand.shape, bool)
+    foreign[cand] = off > INK_DIFF
+    if not foreign.any():
+        return
+    # a foreign piece is kept when it joins ink beyond the erased ring: the line it ends.
+    # Not when it joins two such pieces: two lines meeting at one point of the node (a head
+    # arriving where another line leaves) stay apart, as the erasing kept them (dev06)
+    beyond = sub_ink & ~sub_erase
+    n, lab = cv2.connectedComponents((foreign | beyond).astype(np.uint8), connectivity=8)
+    _, blab = cv2.connectedComponents(beyond.astype(np.uint8), connectivity=8)
+    pairs = np.unique(np.stack([lab[beyond], blab[beyond]]), axis=1)
+    runs_on = np.bincount(pairs[0], minlength=n) == 1
+    runs_on[0] = False
+    keep = foreign & runs_on[lab]
+    erase[Y0:Y1, X0:X1][keep] = 0
+    kept[Y0:Y1, X0:X1][keep] = 1
 
 
 def _erase_outline_slivers(

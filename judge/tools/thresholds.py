@@ -788,3 +788,10 @@ NEAR_PART_FRAC = 0.5
 ink within ``NEAR_PART_FRAC`` of it is no thicker than a head's ``HEAD_THICKNESS_RATIO``
 shafts: the base of the other end's big head reaching in, not a head (its tip would be at the
 node)."""
+
+SAME_LINE_TOL_WIDTHS = 3.0
+SAME_LINE_TOL_MIN_PX = 6.0
+"""Two readings of an image found the same line joining two nodes when its ends at each node
+lie within this many of its widths (at least ``SAME_LINE_TOL_MIN_PX``) of each other: the ink
+kept over an outline in another colour lengthens a line by about its width
+(``arrows.detect_lines``)."""
