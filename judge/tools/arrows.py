@@ -238,10 +238,10 @@ def detect_lines(
     reading: the kept ink moves which strokes pair where lines crowd at a node.
     """
     args = (img, blobs, endpoints, text_boxes, aim_at, text_heights)
-    lines, over = _detect(*args, over=None)
+    lines, over = _detect(*args, keep_over=False)
     if not over.any():
         return lines
-    again, _ = _detect(*args, over=over)
+    again, _ = _detect(*args, keep_over=True)
     for ln in lines:
         twin = next((t for t in again if same_line(ln, t)), None)
         if twin is not None:
@@ -256,10 +256,10 @@ def _detect(
     text_boxes: Sequence[tuple[float, float, float, float]],
     aim_at: Collection[int] | None,
     text_heights: Sequence[float] | None,
-    over: np.ndarray | None,
+    keep_over: bool,
 ) -> tuple[list[LineComp], np.ndarray]:
-    """:func:`detect_lines` with the ink kept over the nodes' outlines erased (``over``
-    None) or kept (``over``: that ink, as the first reading returned it)."""
+    """:func:`detect_lines` with the ink over the nodes' outlines in another colour erased
+    with them, or kept (``keep_over``); also returns that ink."""
     shape = img.shape
     margin = scaled_px(CONTACT_MARGIN_PER_KPX, shape, 3)
     reach = scaled_px(HEAD_REACH_PER_KPX, shape, 8)
@@ -270,13 +270,13 @@ def _detect(
     contrast = channel_max(cv2.absdiff(img, bgmap))
     ep = set(endpoints)
     erase, kept = node_erase(img, blobs, ep, ink)
-    erase |= kept * np.uint8(over is None)  # the first reading erases it with the outline
+    erase |= kept * np.uint8(not keep_over)  # the first reading erases it with the outline
     ink[erase > 0] = 0
     # distance to the nearest erased node: an outline's remnant (a diamond's mitred tip) sits
     # right there, so arrowheads are measured a little clear of it; not the ink kept over an
     # outline, in another colour than the node's (no remnant)
     clear_of = cv2.distanceTransform((erase == 0).astype(np.uint8), cv2.DIST_L2, 3)
-    clear_of[(kept > 0) & (over is not None)] = np.float32(1e6)
+    clear_of[(kept > 0) & keep_over] = np.float32(1e6)
     blocks = label_blocks(list(text_boxes))
     windows: np.ndarray = np.zeros(shape[:2], np.uint8)
     heights = text_heights or [b[3] for b in text_boxes]

@@ -139,12 +139,10 @@ def _erase_outline_slivers(
     beyond = np.unique(lab[~near])  # pieces reaching past the rim: lines, heads, text
     sub = img[Y0:Y1, X0:X1].astype(np.float32)
     colour = np.asarray(b.stroke_bgr, np.float32)
-    seg = np.asarray(b.background_bgr, np.float32) - colour
+    background = np.asarray(b.background_bgr, np.float32)
     for c in set(range(1, n)) - {int(v) for v in beyond}:
         sel = lab == c
-        px = sub[sel]
-        t = np.clip(((px - colour) @ seg) / max(1.0, float(seg @ seg)), 0.0, 1.0)
-        off = np.abs(px - (colour + t[:, None] * seg)).max(axis=1)
+        off = _off_blend(sub[sel], colour, background)
         if float((off <= INK_DIFF).mean()) >= OUTLINE_SLIVER_MIN_COLOUR_FRAC:
             erase[Y0:Y1, X0:X1][sel] = 1
 
