@@ -466,3 +466,37 @@ def test_a_small_figure_is_read_enlarged_and_keeps_its_heads(
         if conf in ("high", "medium")
     }
     assert len(raw) < len(lines)
+
+
+def test_straight_runs_pair_the_ends_of_a_component_only_when_every_end_has_one() -> None:
+    """Drawn with OpenCV: two straight 9 px lines crossing at a shallow angle pair off by
+    straight runs; with one of them an arc, the strokes decide (``None``); two nodes' ends
+    side by side are no run (its middle lies by both nodes)."""
+    from skimage.morphology import skeletonize
+
+    from judge.tools.strokes import straight_joins
+
+    def box(r: float, c: float) -> tuple[float, float, float, float]:
+        return (0.0 if c < 300 else 582.0, r - 20, 18.0, 40.0)
+
+    comp = np.zeros((200, 600), np.uint8)
+    cv2.line(comp, (20, 40), (580, 160), 1, 9)
+    cv2.line(comp, (20, 160), (580, 40), 1, 9)
+    ends = [[(40.0, 20.0)], [(160.0, 580.0)], [(160.0, 20.0)], [(40.0, 580.0)]]
+    boxes = [box(*e[0]) for e in ends]
+    got = straight_joins(comp, skeletonize(comp > 0), ends, 9.0, boxes)
+    assert got is not None and got.crossed
+    assert got.joins == {frozenset((0, 1)), frozenset((2, 3))}
+    arc = np.zeros((200, 600), np.uint8)
+    cv2.line(arc, (20, 40), (580, 160), 1, 9)
+    cv2.ellipse(arc, (300, 160), (280, 120), 0, 180, 360, 1, 9)
+    ends = [[(40.0, 20.0)], [(160.0, 580.0)], [(160.0, 20.0)]]
+    boxes = [box(*e[0]) for e in ends]
+    assert straight_joins(arc, skeletonize(arc > 0), ends, 9.0, boxes) is None
+    side = np.zeros((200, 600), np.uint8)
+    cv2.line(side, (100, 20), (100, 60), 1, 9)  # two heads' ink where two nodes meet
+    boxes = [(80.0, 0.0, 40.0, 18.0), (80.0, 62.0, 40.0, 40.0)]
+    assert (
+        straight_joins(side, skeletonize(side > 0), [[(22.0, 100.0)], [(58.0, 100.0)]], 9.0, boxes)
+        is None
+    )

@@ -31,7 +31,7 @@ from judge.tools.nodes import (
     ink_mask,
 )
 from judge.tools.ocr import OcrLine, box_to_frame, ocr_full
-from judge.tools.strokes import stroke_joins
+from judge.tools.strokes import Strokes, off_runs, stroke_joins
 from judge.tools.thresholds import (
     AIM_GAP_PER_KPX,
     BLOCK_BACK_WIDTHS,
@@ -362,7 +362,7 @@ def _detect(
                 xs_abs, ys_abs, aim_boxes, aim, reach_m, line.thickness_px, not line.dashed
             )
             touches = aimed or touches
-        joins = None
+        joins, runs = None, {}
         if len(touches) >= 3:
             boxes = [_window_box(blobs[node].box, X0, Y0) for node, _, _ in touches]
             drawn = own_ink(comp > 0, ink[Y0:Y1, X0:X1] > 0)
@@ -372,8 +372,8 @@ def _detect(
                 dt = cv2.distanceTransform(comp, cv2.DIST_L2, 3)
                 ys, xs = np.nonzero(comp)
                 xs_abs, ys_abs = xs + X0, ys + Y0
-            joins = read[0] if read is not None else None
-            line.crossed = read is not None and read[1]
+            joins, runs = (read.joins, read.runs) if read is not None else (None, {})
+            line.crossed = read is not None and read.crossed
         d2 = [(xs_abs - px) ** 2 + (ys_abs - py) ** 2 for _, px, py in touches]
         on_ridge = (dt >= cv2.dilate(dt, np.ones((3, 3), np.uint8)))[ys, xs]
         clear = max(HEAD_CLEAR_MIN_PX, HEAD_CLEAR_WIDTHS * shaft * 2)
@@ -421,14 +421,19 @@ def _detect(
                 at = np.union1d(at[keep], np.flatnonzero(far))
             else:
                 at = at[keep]
-            tmax = float(dt[ys[at], xs[at]].max()) if at.size else shaft
+            dtk, ran, own_shaft = dt, sum(k in p for p in runs), shaft  # runs ending here
+            if runs:  # straight runs: a crossing by the node is no head (``strokes.off_runs``)
+                others = [r for p, r in runs.items() if k not in p]
+                off, dtk, own_shaft = off_runs(ink[Y0:Y1, X0:X1], xs, ys, others, wd)
+                at = at[off[at]] if ran else at[:0]  # a node a run passes by: no end there
+            tmax = float(dtk[ys[at], xs[at]].max()) if at.size else own_shaft
             # a line's shaft by this end: a tapered `fancy` arrow runs thick at its tail and
             # thin by its head, and a component can join a thick stroke to a thin one
             from_end = (xs - end[0]) ** 2 + (ys - end[1]) ** 2  # past a remnant: its apex
             local = (
                 headtests.local_shaft(dt, xs, ys, on_ridge & mine, from_end, reach + margin, shaft)
                 if len(touches) <= 2
-                else shaft
+                else own_shaft
             )
             head = tmax >= HEAD_THICKNESS_RATIO * local and tmax >= local + HEAD_MIN_EXTRA_PX
             if head and len(touches) <= 2:
@@ -440,7 +445,7 @@ def _detect(
                 # lines fanning out of one point overlap into a thick wedge there too, but split
                 # behind it; a head this thin counts only with one shaft behind, or (below)
                 # where the strokes show it is not a hub
-                head = headtests.lines_behind(xs[at], ys[at], end, wd) <= 1
+                head = (ran if runs else headtests.lines_behind(xs[at], ys[at], end, wd)) <= 1
                 thin = not head and len(touches) >= 3
             spread, behind = headtests.end_spread(xs[at], ys[at], end, wd)
             # an open or hollow head is thin but wide, with one plain shaft behind it (a fan
@@ -456,7 +461,7 @@ def _detect(
             behind = 0
             if head and len(touches) >= 3:  # counted on the ink before the dash closing,
                 raw = ink[ys_abs[at], xs_abs[at]] > 0  # which fills a narrow fan into a wedge
-                behind = headtests.lines_behind(xs[at][raw], ys[at][raw], end, wd)
+                behind = ran or headtests.lines_behind(xs[at][raw], ys[at][raw], end, wd)
             line.contacts.append(
                 Contact(node, (round(px, 1), round(py, 1)), head, 2 * tmax, behind, thin)
             )
@@ -480,7 +485,7 @@ def _strokes_as_drawn(
     line: LineComp,
     spur: float,
     reach: float,
-) -> tuple[tuple[set[frozenset[int]], bool] | None, np.ndarray]:
+) -> tuple[Strokes | None, np.ndarray]:
     """The stroke reading (``strokes.stroke_joins``) of a component touching three or more
     nodes, and the ink its heads are measured on. The closing fills a crossing's acute angles
     into a band: a crossing seen only in the strokes as ``drawn`` (``lineink.own_ink``) is read
@@ -490,9 +495,9 @@ def _strokes_as_drawn(
     matplotlib figure 9)."""
     read = stroke_joins(comp, boxes, line.thickness_px, spur, reach)
     differs = bool((drawn != comp).any())
-    if not (read is not None and read[1]) and differs:
+    if not (read is not None and read.crossed) and differs:
         as_drawn = stroke_joins(drawn, boxes, line.thickness_px, spur, reach)
-        if as_drawn is not None and as_drawn[1]:
+        if as_drawn is not None and as_drawn.crossed:
             return as_drawn, drawn
     if not line.dashed and differs and line.thickness_px >= DRAWN_HEADS_MIN_WIDTH_PX:
         return read, drawn

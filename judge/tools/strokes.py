@@ -18,8 +18,10 @@ pruned first. Coordinates are pixels of the component's own window.
 
 from __future__ import annotations
 
+import math
 from collections import deque
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 import cv2
 import numpy as np
@@ -28,9 +30,23 @@ from skimage.morphology import skeletonize
 from judge.tools.thresholds import (
     APEX_MAX_OPENING_DEG,
     CROSSING_MAX_TURN_DEG,
+    DRAWN_HEADS_MIN_WIDTH_PX,
     JUNCTION_MAX_TURN_DEG,
     NODE_APEX_MAX_OPENING_DEG,
+    STRAIGHT_CORE_EXTRA_PX,
+    STRAIGHT_END_MIN_PX,
+    STRAIGHT_END_WIDTHS,
+    STRAIGHT_MIN_INKED,
 )
+
+
+class Strokes(NamedTuple):
+    """Node pairs a component's strokes join, whether two strokes cross, and the straight
+    runs (per pair: the segment's two ends, (row, col)) when it was read as straight lines."""
+
+    joins: set[frozenset[int]]
+    crossed: bool
+    runs: dict[frozenset[int], tuple[np.ndarray, np.ndarray]]
 
 
 @dataclass
@@ -84,6 +100,7 @@ class _Skeleton:
     branches: list[_Branch]
     centres: dict[int, np.ndarray]
     rj: int
+    width: float
 
 
 def _apexes(
@@ -162,16 +179,24 @@ def _skeleton(
     if not branches:
         return None
     centres = {z: np.argwhere((zone_lab == z) & junction).mean(axis=0) for z in range(1, nz)}
-    return _Skeleton(skel, nb, zone_lab, br_lab, branches, centres, rj)
+    return _Skeleton(skel, nb, zone_lab, br_lab, branches, centres, rj, width)
 
 
 def _starts(
-    sk: _Skeleton, boxes: list[tuple[float, float, float, float]], radius: float
+    sk: _Skeleton,
+    boxes: list[tuple[float, float, float, float]],
+    radius: float,
+    points: list[list[tuple[float, float]]] | None = None,
 ) -> list[set[tuple[int, int]]]:
     """Per box, where its strokes start: (branch, 0) for a skeleton end on a branch, (-1, zone)
     for an end or a junction (a fan's or a merge's) inside a zone. Each end and junction goes
-    to the nearest box within ``radius``."""
+    to the nearest box within ``radius``; ``points`` collects where they lie, per box."""
     starts: list[set[tuple[int, int]]] = [set() for _ in boxes]
+    pts: list[list[tuple[float, float]]] = points if points is not None else [[] for _ in boxes]
+    # where a line ends for ``straight_joins``; a junction only right at the box (a fan's hub):
+    # farther off it is a crossing by the node
+    close = STRAIGHT_END_WIDTHS * sk.width + STRAIGHT_END_MIN_PX
+    hub = sk.width + STRAIGHT_END_MIN_PX
 
     def nearest(r: float, c: float) -> int | None:
         dist = [_box_distance(int(r), int(c), b) for b in boxes]
@@ -182,6 +207,8 @@ def _starts(
         k = nearest(r, c)
         if k is None:
             continue
+        if _box_distance(r, c, boxes[k]) <= close:
+            pts[k].append((float(r), float(c)))
         if sk.br_lab[r, c] > 0:
             starts[k].add((int(sk.br_lab[r, c]) - 1, 0))
         elif sk.zone_lab[r, c] > 0:
@@ -190,6 +217,8 @@ def _starts(
         k = nearest(centre[0], centre[1])
         if k is not None:
             starts[k].add((-1, z))
+            if _box_distance(int(centre[0]), int(centre[1]), boxes[k]) <= hub:
+                pts[k].append((float(centre[0]), float(centre[1])))
     # a box no end or junction reaches but the skeleton passes close by (two arrows whose
     # heads merged into one V: its apex is not an end): it stands on the nearest branch
     pix = np.argwhere(sk.br_lab > 0)
@@ -317,7 +346,7 @@ def stroke_joins(
     width: float,
     spur_px: float,
     radius: float,
-) -> tuple[set[frozenset[int]], bool] | None:
+) -> Strokes | None:
     """Pairs of ``boxes`` (nodes the component touches; (x, y, w, h) in the window frame) that
     a stroke of the component joins, and whether two of its strokes cross. A stroke starts at a
     skeleton end or junction within ``radius`` of a box (each belongs to the nearest box); a
@@ -326,9 +355,16 @@ def stroke_joins(
     sk = _skeleton(comp, width, spur_px, boxes)
     if sk is None:
         return None
-    starts = _starts(sk, boxes, radius)
+    points: list[list[tuple[float, float]]] = [[] for _ in boxes]
+    starts = _starts(sk, boxes, radius, points)
     if sum(1 for st in starts if st) < 2:
         return None
+    # thick lines only: a thin line's crossing skeletonises into one junction, and two thin
+    # heads meeting back to back make a straight run between their nodes (seed-1313 figure 8)
+    if width >= DRAWN_HEADS_MIN_WIDTH_PX:
+        straight = straight_joins(comp, sk.skel, points, width, boxes)
+        if straight is not None:
+            return straight
     at_node = {b for st in starts for b, _ in st if b >= 0}
     node_zones = {z for st in starts for b, z in st if b < 0}
     walk = _Walker(sk, _alive(sk, at_node, spur_px), width, node_zones)
@@ -348,4 +384,111 @@ def stroke_joins(
         for b in range(a + 1, len(starts)):
             if got & mine[b]:
                 joins.add(frozenset((a, b)))
-    return joins, crossed
+    return Strokes(joins, crossed, {})
+
+
+def _inked(ink: np.ndarray, p: tuple[float, float], q: tuple[float, float]) -> float:
+    """The share of the straight segment ``p`` -> ``q`` ((row, col)) that runs on ``ink``
+    (a boolean image: the line's ink along its skeleton)."""
+    n = int(math.ceil(math.dist(p, q))) + 1
+    rows = np.rint(np.linspace(p[0], q[0], n)).astype(int)
+    cols = np.rint(np.linspace(p[1], q[1], n)).astype(int)
+    return float(ink[rows, cols].mean())
+
+
+def _cross(a: tuple[np.ndarray, np.ndarray], b: tuple[np.ndarray, np.ndarray]) -> bool:
+    """Whether two segments cross away from their ends."""
+    (p, q), (r, s) = a, b
+    d1, d2 = q - p, s - r
+    den = float(d1[0] * d2[1] - d1[1] * d2[0])
+    if abs(den) < 1e-9:
+        return False
+    t = float((r - p)[0] * d2[1] - (r - p)[1] * d2[0]) / den
+    u = float((r - p)[0] * d1[1] - (r - p)[1] * d1[0]) / den
+    return 0.05 < t < 0.95 and 0.05 < u < 0.95
+
+
+def straight_joins(
+    comp: np.ndarray,
+    skel: np.ndarray,
+    points: list[list[tuple[float, float]]],
+    width: float,
+    boxes: list[tuple[float, float, float, float]],
+) -> Strokes | None:
+    """The component read as straight lines: node pairs with an end of each (``points``, per
+    node: skeleton ends and junctions) that a straight run of ink joins (``STRAIGHT_MIN_INKED``
+    of the segment between them on the ink and within half a line width of its skeleton ``skel``:
+    not across two heads side by side; its middle clear of both nodes' ``boxes``: not from
+    one node's corner to the next's), and whether two of those runs cross. Only when
+    every node with an end is joined so: then thick lines crossing at a shallow angle, whose
+    skeleton splits the crossing into two junctions a stroke may turn at (seed-5151 matplotlib
+    figure 9), are read as drawn, and each end's head is measured off the other runs
+    (:func:`off_runs`). ``None`` when some end has no straight run (a bend, a bus, an arc):
+    the skeleton's strokes decide."""
+    if sum(1 for p in points if p) < 2:
+        return None
+    ink = cv2.dilate((comp > 0).astype(np.uint8), np.ones((3, 3), np.uint8)) > 0
+    off = cv2.distanceTransform((~skel).astype(np.uint8), cv2.DIST_L2, 3)
+    ink &= off <= width / 2 + STRAIGHT_CORE_EXTRA_PX
+    segs: dict[frozenset[int], tuple[np.ndarray, np.ndarray]] = {}
+    close = STRAIGHT_END_WIDTHS * width + STRAIGHT_END_MIN_PX
+
+    def clear(pq: tuple[tuple[float, float], tuple[float, float]], ab: tuple[int, int]) -> bool:
+        mid = ((pq[0][0] + pq[1][0]) / 2, (pq[0][1] + pq[1][1]) / 2)
+        return all(_box_distance(int(mid[0]), int(mid[1]), boxes[k]) > close for k in ab)
+
+    for a in range(len(points)):
+        for b in range(a + 1, len(points)):
+            pairs = [(p, q) for p in points[a] for q in points[b] if clear((p, q), (a, b))]
+            if pairs:
+                inked, p, q = max((_inked(ink, p, q), p, q) for p, q in pairs)
+                if inked >= STRAIGHT_MIN_INKED:
+                    segs[frozenset((a, b))] = (np.array(p), np.array(q))
+    joined = {k for pair in segs for k in pair}
+    if any(p and k not in joined for k, p in enumerate(points)):
+        return None
+    sk_pts = np.argwhere(skel).astype(np.float64)
+    for pair, (e0, e1) in segs.items():
+        # the run's axis fitted to its skeleton: an end found at a slanted cut lies off it
+        on = sk_pts[_off_segment(sk_pts, e0, e1) <= width / 2 + STRAIGHT_CORE_EXTRA_PX]
+        if len(on) >= 2:
+            centre = on.mean(axis=0)
+            axis = np.linalg.svd(on - centre, full_matrices=False)[2][0]
+            segs[pair] = (
+                centre + ((e0 - centre) @ axis) * axis,
+                centre + ((e1 - centre) @ axis) * axis,
+            )
+    runs = list(segs.values())
+    crossed = any(_cross(runs[i], runs[j]) for i in range(len(runs)) for j in range(i))
+    return Strokes(set(segs), crossed, segs)
+
+
+def off_runs(
+    ink: np.ndarray,
+    xs: np.ndarray,
+    ys: np.ndarray,
+    runs: list[tuple[np.ndarray, np.ndarray]],
+    width: float,
+) -> tuple[np.ndarray, np.ndarray, float]:
+    """Which of a component's pixels (``xs``, ``ys``) lie off the bands of ``runs`` (straight
+    segments, (row, col) ends): farther than half a line ``width`` and
+    ``STRAIGHT_CORE_EXTRA_PX``; the distance transform of those on the ``ink`` as drawn (the
+    closing fills a crossing's acute angles), and its median on its ridge (the shaft's half
+    width there). A head is measured there: where lines cross, their ink is as thick as a
+    head's."""
+    keep = np.ones(xs.shape, bool)
+    pts = np.stack([ys, xs], axis=1).astype(np.float64)
+    for p, q in runs:
+        keep &= _off_segment(pts, p, q) > width / 2 + STRAIGHT_CORE_EXTRA_PX
+    own = np.zeros(ink.shape, np.uint8)
+    own[ys[keep], xs[keep]] = 1
+    dt = cv2.distanceTransform(own & (ink > 0), cv2.DIST_L2, 3)
+    ridge = (dt > 0) & (dt >= cv2.dilate(dt, np.ones((3, 3), np.uint8)))
+    return keep, dt, float(np.median(dt[ridge])) if ridge.any() else width / 2
+
+
+def _off_segment(pts: np.ndarray, p: np.ndarray, q: np.ndarray) -> np.ndarray:
+    """Each point's distance from the segment ``p`` -> ``q`` (all (row, col))."""
+    d = q - p
+    t = np.clip(((pts - p) @ d) / max(float(d @ d), 1e-9), 0.0, 1.0)
+    return np.asarray(np.hypot(*(pts - (p + t[:, None] * d)).T))

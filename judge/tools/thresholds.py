@@ -23,9 +23,8 @@ otherwise turn box interiors speckled; real strokes and fills differ by far more
 OCR_SMOOTH_MAX_SIDE_PX = 500
 """An image whose longer side is at most this is read by OCR enlarged smoothly (bicubic, to the
 reading frame): at 400 px OCR on the image's own pixels missed most labels (our real figures,
-``--look tiny``: faithful decks passed 26 of 48 before). At 640 px it reads them, and the
-smoothed reading there read a logo's wordmark as a label (dev06), so larger images keep their
-own pixels."""
+``--look tiny``: faithful decks passed 26 of 48 before). At 640 px it reads them, and the smoothed
+reading there read a logo's wordmark as a label (dev06), so larger images keep their own pixels."""
 
 READ_MIN_SIDE_PX = 700
 READ_MAX_ZOOM = 3
@@ -39,10 +38,9 @@ stays the image's own pixels."""
 LIGHT_FILL_DIFF = 8
 LIGHT_FILL_MAX_GRADIENT = 2
 LIGHT_FILL_MIN_PX = 9
-"""A light flat fill (#EEE boxes on white, 17 below the background) is ink where it differs
-from the background by more than LIGHT_FILL_DIFF, is flat (3x3 gradient at most
-LIGHT_FILL_MAX_GRADIENT) over LIGHT_FILL_MIN_PX square stretches: anti-aliasing, JPEG ringing
-and soft shadows are not flat."""
+"""A light flat fill (#EEE boxes on white, 17 below the background) is ink where it differs from the
+background by more than LIGHT_FILL_DIFF, is flat (3x3 gradient at most LIGHT_FILL_MAX_GRADIENT) over
+LIGHT_FILL_MIN_PX square stretches: anti-aliasing, JPEG ringing and soft shadows are not flat."""
 
 TEXT_SLOT_MIN_INK_FRAC = 0.08
 TEXT_SLOT_MAX_SIDES = 2.0
@@ -122,10 +120,9 @@ whereas fat lines meeting at an outlined node's rim make a solid mostly within t
 inside, kept "Labeler" from being filled, so it was no node)."""
 
 CYLINDER_CAP_MATCH_FRAC = 0.08
-"""A hole straddling a bigger hole's top or bottom end (left or right) is that cylinder body's
-cap, not a node on a loop of lines, when its left edge and width match the body's within this
-share of the body's width (top and height, for a cylinder lying down; hand-drawn caps are a
-little off)."""
+"""A hole straddling a bigger hole's top or bottom end (left or right) is that cylinder body's cap,
+not a node on a loop of lines, when its left edge and width match the body's within this share of
+the body's width (top and height, for a cylinder lying down; hand-drawn caps are a little off)."""
 
 CORNER_SHARP_PX = 1.5
 """Diagonal inset (px) of a square corner after anti-aliasing; insets above it are rounding."""
@@ -179,6 +176,16 @@ NODE_APEX_MAX_OPENING_DEG = 120.0
 """... and within a few line widths of a node, where arrows into it meet and lines out of it
 fan, within this angle."""
 
+STRAIGHT_MIN_INKED = 0.98
+STRAIGHT_CORE_EXTRA_PX = 1.5
+STRAIGHT_END_WIDTHS, STRAIGHT_END_MIN_PX = 3.0, 6.0
+"""A thick line's component (DRAWN_HEADS_MIN_WIDTH_PX) whose nodes' ends all pair off by straight
+runs is read as those lines (``strokes.straight_joins``): STRAIGHT_MIN_INKED of the segment between
+two ends on its ink and within half a line width and STRAIGHT_CORE_EXTRA_PX of its skeleton (a head
+is measured that far off the other runs). Ends lie within STRAIGHT_END_WIDTHS line widths and
+STRAIGHT_END_MIN_PX of their node; a junction (a fan's hub) within one width and those pixels
+(farther: a crossing)."""
+
 CROSSING_MAX_TURN_DEG = 45.0
 """At a junction of four or more branches (lines crossing) a stroke goes straight on: it may
 turn at most this much. Four branches that pair off this way are a crossing, each stroke going
@@ -199,11 +206,10 @@ OUTLINE_SLIVER_MIN_COLOUR_FRAC = 0.5
 it with the background."""
 
 CLOSING_FILL_MAX_WIDTHS_SQ = 4.0
-"""The dash closing also fills notches and angles within one piece of line ink. A filled
-region larger than this many squared line widths that joins no two pieces is not part of the
-line: the acute angles of a crossing, the wedge between lines fanning out of one point. It
-would blur them into a band or a head-thick wedge. Smaller fills stay (an anti-aliased head's
-notches)."""
+"""The dash closing also fills notches and angles within one piece of line ink. A filled region
+larger than this many squared line widths that joins no two pieces is not part of the line: the
+acute angles of a crossing, the wedge between lines fanning out of one point. It would blur them
+into a band or a head-thick wedge. Smaller fills stay (an anti-aliased head's notches)."""
 
 DRAWN_HEADS_MIN_WIDTH_PX = 4.0
 """A solid line touching three or more nodes has its heads measured on its ink as drawn
@@ -254,23 +260,22 @@ REMNANT_MAX_COVER = 0.5
 REMNANT_STEADY_SLICES = 3
 REMNANT_MIN_FILL_FRAC = 0.3
 REMNANT_MIN_BALANCE = 0.5
-"""What is left of a node's own outline at a line's end (a V opening toward the node: a
-diamond's or a cut ellipse's tip, after the body opening cut it) is not a head. Its slice across
-the line nearest the node is at least ``REMNANT_NEAR_FRAC`` of the widest within a head's
-length, and it narrows to at most ``REMNANT_FAR_FRAC`` of that width; it is hollow (its ink
-covers under ``REMNANT_MAX_COVER`` of that slice's width: two arms), or filled and narrowing over
-``REMNANT_STEADY_SLICES`` slices in a row (a tee head drops to the shaft at once) with
-``REMNANT_MIN_FILL_FRAC`` of its nearest slice in the node's own fill colour (heads meeting at
-one point narrow too, in the line's colour). The slices are taken across the ray from the
-node's centre through the line's end, about which a tip is symmetric. A head is sought past
-its apex. Measured on dev10's diamonds and LibreOffice's: remnants cover 0.1-0.3 of the
-slice; a filled head's nearest slice covers nearly all of it. Being the node's own outline, the
-V's two arms reach about as far to each side of that ray in its nearest slice: the nearer
-side at least ``REMNANT_MIN_BALANCE`` of the farther (a filled tip in the node's own fill is
-exempt: a rounded corner's sliver lies to one side). A V lopsided to one side is other strokes
-(a line crossing the head's, an arc passing by the node toward the same point), and the head
-is measured as it is. Measured on our matplotlib and Graphviz seeds and the real figures: true
-remnants 0.5-1.0; lopsided ones 0.0-0.3, and the eight of those looked at were all other lines."""
+"""What is left of a node's own outline at a line's end (a V opening toward the node: a diamond's or
+a cut ellipse's tip, after the body opening cut it) is not a head. Its slice across the line nearest
+the node is at least ``REMNANT_NEAR_FRAC`` of the widest within a head's length, and it narrows to
+at most ``REMNANT_FAR_FRAC`` of that width; it is hollow (its ink covers under ``REMNANT_MAX_COVER``
+of that slice's width: two arms), or filled and narrowing over ``REMNANT_STEADY_SLICES`` slices in a
+row (a tee head drops to the shaft at once) with ``REMNANT_MIN_FILL_FRAC`` of its nearest slice in
+the node's own fill colour (heads meeting at one point narrow too, in the line's colour). The slices
+are taken across the ray from the node's centre through the line's end, about which a tip is
+symmetric. A head is sought past its apex. Measured on dev10's diamonds and LibreOffice's: remnants
+cover 0.1-0.3 of the slice; a filled head's nearest slice covers nearly all of it. Being the node's
+own outline, the V's two arms reach about as far to each side of that ray in its nearest slice: the
+nearer side at least ``REMNANT_MIN_BALANCE`` of the farther (a filled tip in the node's own fill is
+exempt: a rounded corner's sliver lies to one side). A V lopsided to one side is other strokes (a
+line crossing the head's, an arc passing by the node toward the same point), and the head is
+measured as it is. Measured on our matplotlib and Graphviz seeds and the real figures: true remnants
+0.5-1.0; lopsided ones 0.0-0.3, and the eight of those looked at were all other lines."""
 
 HEAD_THICKNESS_RATIO = 1.7
 """An end carries a head when its local thickness (distance-transform max) exceeds the shaft's by
@@ -491,19 +496,17 @@ can fall in a dash gap wider than the closing bridges)."""
 # Graph reading (judge/diagram.py)
 
 HEAD_PROBE_TOLERANCE_FRAC = 0.02
-"""A raster line end counts as the end of a deck connector when it lies this share of the
-image's larger side from it (render), or from the same place relative to the matched node
-(reference)."""
+"""A raster line end counts as the end of a deck connector when it lies this share of the image's
+larger side from it (render), or from the same place relative to the matched node (reference)."""
 
 HEAD_CONTRAST_RATIO = 1.5
 HEAD_CONTRAST_MIN_SHAFTS = 2.0
-"""A plain reference line read with no direction (no end passing the head tests) is read as
-pointing to one end when that end is this many times thicker than the other
-(``Contact.thickness_px``, the same line in the same image) and at least
-``HEAD_CONTRAST_MIN_SHAFTS`` times its shaft: a small open head the absolute tests miss
-(seed-6262 matplotlib figure 1 at 88 dpi: 4.65 px against 2.74 px on a 1.86 px shaft). The
-blunt start of a tapered ``fancy`` tail measures 1.3-1.7 shafts (seed-4242 figure 13: 12.9 px
-on a 7.7 px shaft, its tiny head 7.6 px), below the second bound."""
+"""A plain reference line read with no direction (no end passing the head tests) is read as pointing
+to one end when that end is this many times thicker than the other (``Contact.thickness_px``, the
+same line in the same image) and at least ``HEAD_CONTRAST_MIN_SHAFTS`` times its shaft: a small open
+head the absolute tests miss (seed-6262 matplotlib figure 1 at 88 dpi: 4.65 px against 2.74 px on a
+1.86 px shaft). The blunt start of a tapered ``fancy`` tail measures 1.3-1.7 shafts (seed-4242
+figure 13: 12.9 px on a 7.7 px shaft, its tiny head 7.6 px), below the second bound."""
 
 ACROSS_NODE_MARGIN_FRAC = 0.1
 """A deck line runs across a node when its straight course passes through the node's box less
@@ -619,13 +622,12 @@ touching each other leave gaps, a box drawn tight round its label (matplotlib's 
 does not. A filled box with no outline that tight is a label pill (text)."""
 
 SLAB_MIN_OTHER_FRAC = 0.5
-"""... and whose own colour covers at least half of it: a box is mostly its fill (a tight box
-round its label: 58-81 % fill, our matplotlib figures and dev05's pills at every look). Glyphs
-are not: bold light text on a saturated fill saved as JPEG comes out as one solid block (the
-ringing joins the glyphs and rims them in a darker tone, which reads as an outline) whose
-"fill", the glyph colour, covers 13-24 % of it; small dark text on white (a 640 px figure, a
-word's anti-aliased glyphs merged into one blob with a grey "fill" and a dark "outline")
-12-36 %."""
+"""... and whose own colour covers at least half of it: a box is mostly its fill (a tight box round
+its label: 58-81 % fill, our matplotlib figures and dev05's pills at every look). Glyphs are not:
+bold light text on a saturated fill saved as JPEG comes out as one solid block (the ringing joins
+the glyphs and rims them in a darker tone, which reads as an outline) whose "fill", the glyph
+colour, covers 13-24 % of it; small dark text on white (a 640 px figure, a word's anti-aliased
+glyphs merged into one blob with a grey "fill" and a dark "outline") 12-36 %."""
 
 PILL_MIN_DE = 2.0
 """A text blob whose own colour is this CIEDE2000 from the colour round it is a box round its
@@ -784,14 +786,12 @@ ridge, and thins its median. Measured: single strokes 1.0-1.41, hollow tails 2.1
 
 FAR_RIM_FRAC = 0.6
 NEAR_PART_FRAC = 0.5
-"""An end whose thickest ink lies past ``FAR_RIM_FRAC`` of its head window's reach while the
-ink within ``NEAR_PART_FRAC`` of it is no thicker than a head's ``HEAD_THICKNESS_RATIO``
-shafts: the base of the other end's big head reaching in, not a head (its tip would be at the
-node)."""
+"""An end whose thickest ink lies past ``FAR_RIM_FRAC`` of its head window's reach while the ink
+within ``NEAR_PART_FRAC`` of it is no thicker than a head's ``HEAD_THICKNESS_RATIO`` shafts: the
+base of the other end's big head reaching in, not a head (its tip would be at the node)."""
 
 SAME_LINE_TOL_WIDTHS = 3.0
 SAME_LINE_TOL_MIN_PX = 6.0
-"""Two readings of an image found the same line joining two nodes when its ends at each node
-lie within this many of its widths (at least ``SAME_LINE_TOL_MIN_PX``) of each other: the ink
-kept over an outline in another colour lengthens a line by about its width
-(``arrows.detect_lines``)."""
+"""Two readings of an image found the same line joining two nodes when its ends at each node lie
+within this many of its widths (at least ``SAME_LINE_TOL_MIN_PX``) of each other: the ink kept over
+an outline in another colour lengthens a line by about its width (``arrows.detect_lines``)."""
