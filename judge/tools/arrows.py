@@ -77,7 +77,7 @@ class Contact:
     two or more where lines fan out of or into one point, whose wedge may pass for a head."""
     thin_head: bool = False
     """A head-thick end too thin to tell from a fan's hub by itself (several lines behind it):
-    the component's strokes decide (:func:`_unhead_fan_hub`)."""
+    the component's strokes decide (:func:`headtests.unhead_fan_hub`)."""
 
 
 @dataclass
@@ -465,13 +465,13 @@ def _detect(
             line.contacts.append(
                 Contact(node, (round(px, 1), round(py, 1)), head, 2 * tmax, behind, thin)
             )
-        _untaper(line, dt, xs, ys, on_ridge, d2, reach + margin)
+        headtests.untaper(line, dt, xs, ys, on_ridge, d2, reach + margin)
         if len(touches) == 1:
             line.labels = _labels_reached(xs_abs, ys_abs, blocks)
         if joins is not None:
             idx = [node for node, _, _ in touches]
             line.joins = {frozenset((idx[a], idx[b])) for a, b in map(tuple, joins)}
-            _unhead_fan_hub(line)
+            headtests.unhead_fan_hub(line)
         if outline_only:
             continue  # what the node's erasing left of its outline (a diamond's cut tip), no line
         out.append(line)
@@ -502,52 +502,6 @@ def _strokes_as_drawn(
     if not line.dashed and differs and line.thickness_px >= DRAWN_HEADS_MIN_WIDTH_PX:
         return read, drawn
     return read, comp
-
-
-def _untaper(
-    line: LineComp,
-    dt: np.ndarray,
-    xs: np.ndarray,
-    ys: np.ndarray,
-    ridge: np.ndarray,
-    d2: list[np.ndarray],
-    reach: float,
-) -> None:
-    """A tapered (``fancy``) arrow joining two nodes (``d2``: squared distances from its two
-    ends) narrows from its tail to its head: its thick end (:func:`headtests.thick_end`) is no
-    head, however wide its cut end looks there."""
-    if len(d2) != 2 or len(line.contacts) != 2:
-        return
-    thick = headtests.thick_end(dt, xs, ys, ridge, (d2[0], d2[1]), reach, line.thickness_px)
-    if thick is not None:
-        line.contacts[thick].head = False
-
-
-def _unhead_fan_hub(line: LineComp) -> None:
-    """Thin lines fanning out of one point of a node overlap into a wedge as thick as a head
-    there. An end is such a hub, not a head, when two or more separate lines run behind it
-    (counted on the ink before the dash closing) and strokes join it to two or more headed
-    ends (lines converging on a node, each with its own head, have plain tails at their far
-    ends; one end falsely headed by such a wedge does not make its partners hubs)."""
-    headed = {c.node for c in line.contacts if c.head or c.thin_head}
-
-    def partners(c: Contact) -> set[int]:
-        return {o.node for o in line.contacts if o.node != c.node and line.joined(c.node, o.node)}
-
-    hubs = [
-        c
-        for c in line.contacts
-        if ((c.head and c.lines_behind >= 2) or c.thin_head) and len(partners(c) & headed) >= 2
-    ]
-    hub_nodes = {c.node for c in hubs}
-    for c in line.contacts:
-        if c.thin_head and c not in hubs and partners(c) & hub_nodes:
-            # fed from a fan's hub: two heads side by side (or one near a crossing), not a
-            # hub itself. Fed from ends with no head either, it stays undecided: the heads of
-            # ``simple`` wedge arrows go unseen, and a hub then has no headed partners.
-            c.head = True
-    for c in hubs:
-        c.head = False
 
 
 LabelBlock = tuple[float, float, float, float, float]

@@ -1,12 +1,14 @@
 """The tests that tell an arrowhead at a line's end (:func:`judge.tools.arrows.detect_lines`):
 the window past what is left of the node's outline, the shaft the end is measured against,
 the other end's big head reaching in, lines behind an end, an open head's spread, a block
-arrow's wedge and a tapered line's thick end. Window pixels (``xs``/``ys`` relative to the
-line's window) throughout."""
+arrow's wedge and a tapered line's thick end; and the heads a line's ends lose afterwards: a
+tapered arrow's thick tail, a fan's hub. Window pixels (``xs``/``ys`` relative to the line's
+window) throughout."""
 
 from __future__ import annotations
 
 import math
+from typing import TYPE_CHECKING
 
 import cv2
 import numpy as np
@@ -32,6 +34,9 @@ from judge.tools.thresholds import (
     TAPER_MIN_RATIO,
     TAPER_MIN_SHAFT_PX,
 )
+
+if TYPE_CHECKING:
+    from judge.tools.arrows import Contact, LineComp
 
 
 def past_remnant(
@@ -260,3 +265,49 @@ def thick_end(
     if w1 >= TAPER_MIN_RATIO * w0:
         return 1
     return None
+
+
+def untaper(
+    line: LineComp,
+    dt: np.ndarray,
+    xs: np.ndarray,
+    ys: np.ndarray,
+    ridge: np.ndarray,
+    d2: list[np.ndarray],
+    reach: float,
+) -> None:
+    """A tapered (``fancy``) arrow joining two nodes (``d2``: squared distances from its two
+    ends) narrows from its tail to its head: its thick end (:func:`thick_end`) is no
+    head, however wide its cut end looks there."""
+    if len(d2) != 2 or len(line.contacts) != 2:
+        return
+    thick = thick_end(dt, xs, ys, ridge, (d2[0], d2[1]), reach, line.thickness_px)
+    if thick is not None:
+        line.contacts[thick].head = False
+
+
+def unhead_fan_hub(line: LineComp) -> None:
+    """Thin lines fanning out of one point of a node overlap into a wedge as thick as a head
+    there. An end is such a hub, not a head, when two or more separate lines run behind it
+    (counted on the ink before the dash closing) and strokes join it to two or more headed
+    ends (lines converging on a node, each with its own head, have plain tails at their far
+    ends; one end falsely headed by such a wedge does not make its partners hubs)."""
+    headed = {c.node for c in line.contacts if c.head or c.thin_head}
+
+    def partners(c: Contact) -> set[int]:
+        return {o.node for o in line.contacts if o.node != c.node and line.joined(c.node, o.node)}
+
+    hubs = [
+        c
+        for c in line.contacts
+        if ((c.head and c.lines_behind >= 2) or c.thin_head) and len(partners(c) & headed) >= 2
+    ]
+    hub_nodes = {c.node for c in hubs}
+    for c in line.contacts:
+        if c.thin_head and c not in hubs and partners(c) & hub_nodes:
+            # fed from a fan's hub: two heads side by side (or one near a crossing), not a
+            # hub itself. Fed from ends with no head either, it stays undecided: the heads of
+            # ``simple`` wedge arrows go unseen, and a hub then has no headed partners.
+            c.head = True
+    for c in hubs:
+        c.head = False
