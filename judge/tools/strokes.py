@@ -195,8 +195,7 @@ def _starts(
     pts: list[list[tuple[float, float]]] = points if points is not None else [[] for _ in boxes]
     # where a line ends for ``straight_joins``; a junction only right at the box (a fan's hub):
     # farther off it is a crossing by the node
-    close = STRAIGHT_END_WIDTHS * sk.width + STRAIGHT_END_MIN_PX
-    hub = sk.width + STRAIGHT_END_MIN_PX
+    close, hub = _end_reach(sk.width), sk.width + STRAIGHT_END_MIN_PX
 
     def nearest(r: float, c: float) -> int | None:
         dist = [_box_distance(int(r), int(c), b) for b in boxes]
@@ -387,6 +386,11 @@ def stroke_joins(
     return Strokes(joins, crossed, {})
 
 
+def _end_reach(width: float) -> float:
+    """How far from its node a line's end for ``straight_joins`` may lie."""
+    return STRAIGHT_END_WIDTHS * width + STRAIGHT_END_MIN_PX
+
+
 def _inked(ink: np.ndarray, p: tuple[float, float], q: tuple[float, float]) -> float:
     """The share of the straight segment ``p`` -> ``q`` ((row, col)) that runs on ``ink``
     (a boolean image: the line's ink along its skeleton)."""
@@ -431,7 +435,7 @@ def straight_joins(
     off = cv2.distanceTransform((~skel).astype(np.uint8), cv2.DIST_L2, 3)
     ink &= off <= width / 2 + STRAIGHT_CORE_EXTRA_PX
     segs: dict[frozenset[int], tuple[np.ndarray, np.ndarray]] = {}
-    close = STRAIGHT_END_WIDTHS * width + STRAIGHT_END_MIN_PX
+    close = _end_reach(width)
 
     def clear(pq: tuple[tuple[float, float], tuple[float, float]], ab: tuple[int, int]) -> bool:
         mid = ((pq[0][0] + pq[1][0]) / 2, (pq[0][1] + pq[1][1]) / 2)
