@@ -19,6 +19,7 @@ import numpy as np
 from skimage.morphology import skeletonize
 
 from judge.tools.strokes import neighbour_counts
+from judge.tools.strokes import ridge as dt_ridge
 from judge.tools.thresholds import (
     AIM_STRETCH_WIDTHS,
     BRIDGE_HEAD_RATIO,
@@ -223,7 +224,7 @@ def dash_closing(ink: np.ndarray, dk: int, base: int | None = None) -> np.ndarra
     side[1:] = np.maximum(stats[1:, 2], stats[1:, 3])
     long_ = side > DASH_PIECE_MAX_CLOSINGS * dk
     dt = cv2.distanceTransform(ink, cv2.DIST_L2, 3)
-    ridge = (dt > 0) & (dt >= cv2.dilate(dt, np.ones((3, 3), np.uint8)))
+    ridge = dt_ridge(dt)
     shaft = np.ones(n)  # each piece's half line width: the median of its ridge
     rl, rv = lab[ridge], dt[ridge]
     for p in np.flatnonzero(side >= HEADED_PIECE_MIN_CLOSINGS * dk):

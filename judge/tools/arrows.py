@@ -32,6 +32,7 @@ from judge.tools.nodes import (
 )
 from judge.tools.ocr import OcrLine, box_to_frame, ocr_full
 from judge.tools.strokes import Strokes, off_runs, stroke_joins
+from judge.tools.strokes import ridge as dt_ridge
 from judge.tools.thresholds import (
     AIM_GAP_PER_KPX,
     BLOCK_BACK_WIDTHS,
@@ -285,7 +286,7 @@ def _detect(
     # dash gaps grow with the line width (OOXML's dash: gap = 3 widths): size the closing to
     # the typical line width too
     dt_all = cv2.distanceTransform(ink, cv2.DIST_L2, 3)
-    ridge_all = (dt_all > 0) & (dt_all >= cv2.dilate(dt_all, np.ones((3, 3), np.uint8)))
+    ridge_all = dt_ridge(dt_all)
     base = dk
     if ridge_all.any():
         width = 2.0 * float(np.median(dt_all[ridge_all]))
@@ -340,7 +341,7 @@ def _detect(
         comp = (labels[Y0:Y1, X0:X1] == c).astype(np.uint8)
         pieces = pieces_of[c]
         dt = cv2.distanceTransform(comp, cv2.DIST_L2, 3)
-        ridge = (dt > 0) & (dt >= cv2.dilate(dt, np.ones((3, 3), np.uint8)))
+        ridge = dt_ridge(dt)
         shaft = float(np.median(dt[ridge])) if ridge.any() else 1.0
         length = float(area) / max(1.0, 2 * shaft)
         line = LineComp(
@@ -375,7 +376,7 @@ def _detect(
             joins, runs = (read.joins, read.runs) if read is not None else (None, {})
             line.crossed = read is not None and read.crossed
         d2 = [(xs_abs - px) ** 2 + (ys_abs - py) ** 2 for _, px, py in touches]
-        on_ridge = (dt >= cv2.dilate(dt, np.ones((3, 3), np.uint8)))[ys, xs]
+        on_ridge = dt_ridge(dt)[ys, xs]
         clear = max(HEAD_CLEAR_MIN_PX, HEAD_CLEAR_WIDTHS * shaft * 2)
         clear_ok = clear_of[ys_abs, xs_abs] > clear  # heads are measured this far off a node
         outline_only = False  # the one node this touches: all of it there is that node's outline

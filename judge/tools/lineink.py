@@ -12,6 +12,7 @@ import numpy as np
 
 from judge.tools.blobtests import erode
 from judge.tools.nodes import Blob, own_mask
+from judge.tools.strokes import ridge as dt_ridge
 from judge.tools.thresholds import (
     CLOSING_FILL_MAX_WIDTHS_SQ,
     HEAD_LENGTH_WIDTHS,
@@ -161,7 +162,7 @@ def own_ink(closed: np.ndarray, ink: np.ndarray) -> np.ndarray:
     # the width of the line as drawn: the closing's fill thickens a crossing's ridge (a thick
     # X filled into a bow tie measured twice its width, and kept its fill)
     dt = cv2.distanceTransform(own.astype(np.uint8), cv2.DIST_L2, 3)
-    ridge = (dt > 0) & (dt >= cv2.dilate(dt, np.ones((3, 3), np.uint8)))
+    ridge = dt_ridge(dt)
     width = 2.0 * float(np.median(dt[ridge])) if ridge.any() else 1.0
     _, plab = cv2.connectedComponents(own.astype(np.uint8), connectivity=8)
     k = np.ones((3, 3), np.uint8)

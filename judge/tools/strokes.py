@@ -29,6 +29,7 @@ from skimage.morphology import skeletonize
 
 from judge.tools.thresholds import (
     APEX_MAX_OPENING_DEG,
+    CROSS_END_MARGIN_FRAC,
     CROSSING_MAX_TURN_DEG,
     DRAWN_HEADS_MIN_WIDTH_PX,
     JUNCTION_MAX_TURN_DEG,
@@ -409,7 +410,8 @@ def _cross(a: tuple[np.ndarray, np.ndarray], b: tuple[np.ndarray, np.ndarray]) -
         return False
     t = float((r - p)[0] * d2[1] - (r - p)[1] * d2[0]) / den
     u = float((r - p)[0] * d1[1] - (r - p)[1] * d1[0]) / den
-    return 0.05 < t < 0.95 and 0.05 < u < 0.95
+    lo, hi = CROSS_END_MARGIN_FRAC, 1.0 - CROSS_END_MARGIN_FRAC
+    return lo < t < hi and lo < u < hi
 
 
 def straight_joins(
@@ -454,7 +456,7 @@ def straight_joins(
     sk_pts = np.argwhere(skel).astype(np.float64)
     for pair, (e0, e1) in segs.items():
         # the run's axis fitted to its skeleton: an end found at a slanted cut lies off it
-        on = sk_pts[_off_segment(sk_pts, e0, e1) <= width / 2 + STRAIGHT_CORE_EXTRA_PX]
+        on = sk_pts[off_segment(sk_pts, e0, e1) <= width / 2 + STRAIGHT_CORE_EXTRA_PX]
         if len(on) >= 2:
             centre = on.mean(axis=0)
             axis = np.linalg.svd(on - centre, full_matrices=False)[2][0]
@@ -483,15 +485,21 @@ def off_runs(
     keep = np.ones(xs.shape, bool)
     pts = np.stack([ys, xs], axis=1).astype(np.float64)
     for p, q in runs:
-        keep &= _off_segment(pts, p, q) > width / 2 + STRAIGHT_CORE_EXTRA_PX
+        keep &= off_segment(pts, p, q) > width / 2 + STRAIGHT_CORE_EXTRA_PX
     own = np.zeros(ink.shape, np.uint8)
     own[ys[keep], xs[keep]] = 1
     dt = cv2.distanceTransform(own & (ink > 0), cv2.DIST_L2, 3)
-    ridge = (dt > 0) & (dt >= cv2.dilate(dt, np.ones((3, 3), np.uint8)))
-    return keep, dt, float(np.median(dt[ridge])) if ridge.any() else width / 2
+    on = ridge(dt)
+    return keep, dt, float(np.median(dt[on])) if on.any() else width / 2
 
 
-def _off_segment(pts: np.ndarray, p: np.ndarray, q: np.ndarray) -> np.ndarray:
+def ridge(dt: np.ndarray) -> np.ndarray:
+    """The ridge of a distance transform ``dt``: the pixels of ink (``dt`` > 0) at least as far from
+    its edge as their 8 neighbours, the middle of a stroke (twice their ``dt`` is its width)."""
+    return np.asarray((dt > 0) & (dt >= cv2.dilate(dt, np.ones((3, 3), np.uint8))))
+
+
+def off_segment(pts: np.ndarray, p: np.ndarray, q: np.ndarray) -> np.ndarray:
     """Each point's distance from the segment ``p`` -> ``q`` (all (row, col))."""
     d = q - p
     t = np.clip(((pts - p) @ d) / max(float(d @ d), 1e-9), 0.0, 1.0)

@@ -1,0 +1,226 @@
+"""Lines, their strokes and their arrowheads.
+
+Part of :mod:`judge.tools.thresholds` (units and conventions in its docstring; import from there).
+"""
+
+from __future__ import annotations
+
+# ------------------------------------------------------------------------------------------
+# Lines and arrowheads
+
+DASH_CLOSE_PER_KPX = 14.0
+"""Closing kernel (px per 1000 px) that joins the dashes of a dashed line into one component;
+dash gaps are 3-8 px at 720 px (LibreOffice's 1.5 pt dash: 6 px)."""
+
+CONTACT_MARGIN_PER_KPX = 12.0
+"""A line touches a node when it comes within this distance (px per 1000 px) of the node's box:
+connectors end on the box border; arrowhead tips stop 0-6 px short at 720 px."""
+
+CONTACT_MARGIN_WIDTHS = 1.5
+"""... or within this many of its line widths, if that is more: matplotlib stops its arrows 2 pt
+short of a node, which is more than a thick line's width in a small, wide image."""
+
+AIM_GAP_PER_KPX = 60.0
+"""A line end touching no node reaches the node it points at across a gap up to this long (px
+per 1000 px of the short side): hand-drawn (Excalidraw) arrows stop 20-70 px short of their
+boxes at 1150-1300 px; the node must lie straight ahead along the line's last stretch."""
+
+AIM_STRETCH_WIDTHS = 12.0
+"""The last stretch of a line a free end aims along: its pixels within this many line widths
+of the end (at least the aim gap)."""
+
+LABEL_STACK_GAP_FRAC = 0.6
+"""Free text lines make one label when their x-ranges overlap and the gap between them is under
+this share of the smaller line's height (a two-line edge label: ``en -> query`` over ``str``)."""
+
+LABEL_BRIDGE_GAP_FRAC = 0.3
+"""A line set on its label stops at the label (Mermaid, draw.io and Lucidchart paint the label's
+background over it): a line touching one node whose far end comes within this share of the
+label's line height of it, and one other such line, are one connection through the label."""
+
+HEAD_REACH_PER_KPX = 45.0
+"""How far from a contact point (px per 1000 px) an arrowhead is looked for: heads are 10-20 px
+long at 720 px."""
+
+JUNCTION_MAX_TURN_DEG = 120.0
+"""At a junction of three line branches (a bus T, a merge Y) a stroke may turn by up to this
+much; more is doubling back (two arrows meeting at one spot are not joined to each other)."""
+
+APEX_MAX_OPENING_DEG = 60.0
+"""A skeleton path whose two arms leave a point within this angle of each other folds back
+there (arrows meeting at one head, a fan out of one point): the point is cut as a junction."""
+
+NODE_APEX_MAX_OPENING_DEG = 120.0
+"""... and within a few line widths of a node, where arrows into it meet and lines out of it
+fan, within this angle."""
+
+STRAIGHT_MIN_INKED = 0.98
+STRAIGHT_CORE_EXTRA_PX = 1.5
+STRAIGHT_END_WIDTHS, STRAIGHT_END_MIN_PX = 3.0, 6.0
+"""A thick line's component (DRAWN_HEADS_MIN_WIDTH_PX) whose nodes' ends all pair off by straight
+runs is read as those lines (``strokes.straight_joins``): STRAIGHT_MIN_INKED of the segment between
+two ends on its ink and within half a line width and STRAIGHT_CORE_EXTRA_PX of its skeleton (a head
+is measured that far off the other runs). Ends lie within STRAIGHT_END_WIDTHS line widths and
+STRAIGHT_END_MIN_PX of their node; a junction (a fan's hub) within one width and those pixels
+(farther: a crossing)."""
+
+CROSS_END_MARGIN_FRAC = 0.05
+"""Two straight runs cross when each meets the other farther than this share of its length from
+both its ends (runs meeting at a shared end, or one ending on the other, do not cross)."""
+
+CROSSING_MAX_TURN_DEG = 45.0
+"""At a junction of four or more branches (lines crossing) a stroke goes straight on: it may
+turn at most this much. Four branches that pair off this way are a crossing, each stroke going
+on into its straighter partner only, even next to a node."""
+
+OUTLINE_ONLY_MAX_PAST = 4.0
+"""A line component touching one node is that node's outline remnant (a diamond's cut tip) when
+past the V's apex it has at most this many squared line widths of ink: no line goes on."""
+
+OUTLINE_RIM_SLACK_PX = 2
+"""A node's outline is erased before lines are read up to this far (px) beyond its outline
+width outside the node's mask, where the pixels are its outline colour (or a blend with the
+background): the openings finding blobs shave a thick outline's outer edge where it curves
+most, and the sliver left joined the arrows on either side of the node."""
+
+OUTLINE_SLIVER_MIN_COLOUR_FRAC = 0.5
+"""... and when at least this share of the piece's pixels is the outline's colour or a blend of
+it with the background."""
+
+CLOSING_FILL_MAX_WIDTHS_SQ = 4.0
+"""The dash closing also fills notches and angles within one piece of line ink. A filled region
+larger than this many squared line widths that joins no two pieces is not part of the line: the
+acute angles of a crossing, the wedge between lines fanning out of one point. It would blur them
+into a band or a head-thick wedge. Smaller fills stay (an anti-aliased head's notches)."""
+
+DRAWN_HEADS_MIN_WIDTH_PX = 4.0
+"""A solid line touching three or more nodes has its heads measured on its ink as drawn
+(``lineink.own_ink``, dropping fill over ``CLOSING_FILL_MAX_WIDTHS_SQ``) when it is at least
+this wide: the closing, sized from the line width, fills thick lines crossing or fanning out
+into blobs as thick as heads (seed-1313 matplotlib figure 9: 9 px lines). A thinner line's
+small head loses its anti-aliased notches' fill there and goes unread (seed-8484 figure 8:
+a 2.2 px line). Measured on our matplotlib seeds: the lines this helped 4.75-9 px wide."""
+
+STROKE_SPUR_PER_KPX = 30.0
+"""Terminal skeleton branches shorter than this (px per 1000 px) that reach no node are spurs
+(arrowhead barbs, skeleton whiskers) and are pruned before strokes are followed."""
+
+HEAD_LENGTH_WIDTHS = 6.0
+"""How far back from a line's end (in line widths, at least 6 px) its arrowhead's width is
+measured across the line."""
+
+HEAD_SPREAD_RATIO = 3.0
+"""An end whose ink is this many line widths wide across the line (within a head's length)
+carries an arrowhead, filled or not (measured on our renders and the development figures:
+heads 3-11 widths, plain ends 0.6-1.6)."""
+
+HEAD_BEHIND_MAX_WIDTHS = 1.5
+"""... provided the ink behind the head is one plain shaft, at most this many widths wide."""
+
+BLOCK_MIN_SHAFT_PX = 4.0
+BLOCK_HEAD_WIDTHS = 2.5
+BLOCK_BACK_WIDTHS = (3.0, 5.0)
+BLOCK_SPREAD_RATIO = 1.6
+BLOCK_TIP_WIDTHS = 0.4
+BLOCK_TIP_MAX_FRAC = 0.6
+"""A block arrow's head, or a small solid head on a thick shaft: a shaft at least
+BLOCK_MIN_SHAFT_PX wide (4 px: seed-9191 matplotlib figure 13's 4.4 px tapered arrows end in
+heads 2.3 shafts wide and as long, too short for the open-head window) whose ink within
+BLOCK_HEAD_WIDTHS shaft widths of its end spreads BLOCK_SPREAD_RATIO times the shaft's width
+(measured BLOCK_BACK_WIDTHS widths back) and, within BLOCK_TIP_WIDTHS of the end, is at most
+BLOCK_TIP_MAX_FRAC of that spread wide (it narrows to a point)."""
+
+HEAD_CLEAR_WIDTHS = 1.0
+HEAD_CLEAR_MIN_PX = 2.0
+"""Arrowheads are measured on ink at least this many line widths (and pixels) clear of the
+erased node: what is left of a node's outline there (a diamond's mitred tip, anti-aliasing)
+is not a head; a head reaches back several widths from the node."""
+
+REMNANT_NEAR_FRAC = 0.9
+REMNANT_FAR_FRAC = 0.8
+REMNANT_MAX_COVER = 0.5
+REMNANT_STEADY_SLICES = 3
+REMNANT_MIN_FILL_FRAC = 0.3
+REMNANT_MIN_BALANCE = 0.5
+"""What is left of a node's own outline at a line's end (a V opening toward the node: a diamond's or
+a cut ellipse's tip, after the body opening cut it) is not a head. Its slice across the line nearest
+the node is at least ``REMNANT_NEAR_FRAC`` of the widest within a head's length, and it narrows to
+at most ``REMNANT_FAR_FRAC`` of that width; it is hollow (its ink covers under ``REMNANT_MAX_COVER``
+of that slice's width: two arms), or filled and narrowing over ``REMNANT_STEADY_SLICES`` slices in a
+row (a tee head drops to the shaft at once) with ``REMNANT_MIN_FILL_FRAC`` of its nearest slice in
+the node's own fill colour (heads meeting at one point narrow too, in the line's colour). The slices
+are taken across the ray from the node's centre through the line's end, about which a tip is
+symmetric. A head is sought past its apex. Measured on dev10's diamonds and LibreOffice's: remnants
+cover 0.1-0.3 of the slice; a filled head's nearest slice covers nearly all of it. Being the node's
+own outline, the V's two arms reach about as far to each side of that ray in its nearest slice: the
+nearer side at least ``REMNANT_MIN_BALANCE`` of the farther (a filled tip in the node's own fill is
+exempt: a rounded corner's sliver lies to one side). A V lopsided to one side is other strokes (a
+line crossing the head's, an arc passing by the node toward the same point), and the head is
+measured as it is. Measured on our matplotlib and Graphviz seeds and the real figures: true remnants
+0.5-1.0; lopsided ones 0.0-0.3, and the eight of those looked at were all other lines."""
+
+HEAD_THICKNESS_RATIO = 1.7
+"""An end carries a head when its local thickness (distance-transform max) exceeds the shaft's by
+this ratio: heads are 2-3x thicker than the shaft (measured on LibreOffice renders)."""
+
+HEAD_MIN_EXTRA_PX = 1.0
+"""... and its half-thickness by at least this many pixels, so anti-aliased 1 px shafts do not
+look headed (a partly erased LibreOffice head at 96 dpi measures +1.3 px)."""
+
+HEAD_STRONG_RATIO = 3.0
+"""A thick end under this many shaft thicknesses is a head only with one line behind it: lines
+fanning out of one point overlap into a wedge 1.7-2.8 shafts thick (matplotlib's fans, our
+smoke figures), while heads measure 3.4-10 (Graphviz, matplotlib) and LibreOffice's small
+heads 2.4 with one shaft behind."""
+
+MIN_EDGE_LENGTH_PER_KPX = 18.0
+"""Ink components smaller than this (px per 1000 px, longest side) are specks or text, not lines."""
+
+# ------------------------------------------------------------------------------------------
+# Line components (judge/tools/arrows.py)
+
+MIN_WORD_CHARS = 2
+"""OCR lines with fewer letters/digits than this are arrowheads or line ends misread as text."""
+
+DASH_MIN_PIECES = 4
+"""A line made of at least this many separate ink pieces (joined only by the closing) is dashed."""
+
+DASH_GAP_WIDTHS = 3.5
+"""The dash-joining closing is at least this many line widths (OOXML dash gaps are 3 widths)."""
+
+DASH_RING_MIN_PIECES = 8
+"""A closed outline round an area made of at least this many dashes (separate ink pieces no
+longer than ``DASH_PIECE_MAX_CLOSINGS`` closings) is a dashed panel or box's border, not a
+line: its dashes are erased before lines are read."""
+
+DASH_RING_MIN_FRAC = 0.5
+"""... when dashes make at least this share of the ink along it (arrows crossing the border
+make the rest)."""
+
+DASH_PIECE_MAX_CLOSINGS = 3
+"""A dash is an ink piece no longer than this many dash closings (a dash is shorter than a few
+of its gaps' closings; a line is longer)."""
+
+HEADED_PIECE_MIN_CLOSINGS = 2
+"""... unless it is at least this many closings long and carries a head (thicker than
+``BRIDGE_HEAD_RATIO`` shafts somewhere): a short fat arrow (seed-6262 matplotlib figure 3:
+93 px arrows 10 px wide, heads 1.7 shafts wide) is as short as a few dashes of its width, and
+a dash has no head."""
+
+BRIDGE_HEAD_RATIO = 1.4
+"""A bridge the dash closing lays sideways is dropped only between two heads: pieces at least
+this many times their shaft's thickness near it (lower than ``HEAD_THICKNESS_RATIO``: the
+window round the gap holds only part of a head; lines leaving a node's corner together, dev14,
+measure 1.0-1.3)."""
+
+BRIDGE_LOOK_CLOSINGS = 3
+"""A gap the dash closing bridges between two long ink pieces is judged on each piece's ink
+within this many closings of it (``aim.dash_closing``): its centre and its direction there."""
+
+BRIDGE_MAX_TURN_DEG = 30.0
+"""Two long ink pieces bridged by the dash closing are one line when the gap between them runs
+within this angle of both their directions; else the bridge is dropped (side-by-side heads)."""
+
+DASH_JOIN_FACTOR = 3
+"""Dashed runs within this many closing widths of each other are one line (an elbow's corner
+can fall in a dash gap wider than the closing bridges)."""
