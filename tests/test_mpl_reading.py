@@ -411,10 +411,11 @@ def _read_graph(img: np.ndarray) -> tuple[set[str], set[tuple[str, str, str]], l
     from judge.tools.arrows import read_lines
     from judge.tools.graphread import read_raster_graph
     from judge.tools.nodes import detect_blobs
+    from judge.tools.nodetext import with_node_text
     from judge.tools.ocr import ocr_image
 
     blobs = detect_blobs(img)
-    ocr = ocr_image(img)
+    ocr = with_node_text(img, blobs, ocr_image(img))
     lines, pills = read_lines(img, blobs, ocr)
     h, w = img.shape[:2]
     g = read_raster_graph("reference", (w, h), blobs, lines, ocr, img, pills)

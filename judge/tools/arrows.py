@@ -22,7 +22,7 @@ from judge.tools import headtests
 from judge.tools.aim import aimed_ends, dash_closing, drop_dashed_rings
 from judge.tools.base import Tool, ToolContext, ToolOutput, memo
 from judge.tools.contacts import line_touches, same_line
-from judge.tools.lineink import all_outline, node_erase, own_ink
+from judge.tools.lineink import all_outline, erase_text, node_erase, own_ink
 from judge.tools.nodes import (
     Blob,
     blobs_cached,
@@ -30,7 +30,8 @@ from judge.tools.nodes import (
     channel_max,
     ink_mask,
 )
-from judge.tools.ocr import OcrLine, box_to_frame, ocr_full
+from judge.tools.nodetext import text_cached
+from judge.tools.ocr import OcrLine, box_to_frame
 from judge.tools.strokes import Strokes, off_runs, stroke_joins
 from judge.tools.strokes import ridge as dt_ridge
 from judge.tools.thresholds import (
@@ -58,8 +59,6 @@ from judge.tools.thresholds import (
     PILL_NODE_MIN_PARTNERS,
     REMNANT_WIDE_REACHES,
     STROKE_SPUR_PER_KPX,
-    TEXT_ERASE_MARGIN_FRAC,
-    TEXT_PAST_BOX_PX,
     scaled_px,
 )
 
@@ -222,12 +221,14 @@ def detect_lines(
     text_boxes: list[tuple[float, float, float, float]] = (),  # type: ignore[assignment]
     aim_at: Collection[int] | None = None,
     text_heights: Sequence[float] | None = None,
+    text_blobs: Collection[int] = (),
 ) -> list[LineComp]:
     """Line components of a BGR image and the endpoint blobs (indices into ``blobs``) they touch.
 
     ``text_boxes`` (image frame) are erased first so free labels are not mistaken for lines;
     ``text_heights``: their letters' heights (default: the boxes'; text set at an angle has a
-    far taller box, :attr:`OcrLine.text_height`).
+    far taller box, :attr:`OcrLine.text_height`); ``text_blobs``: blobs that are letters,
+    left to that erasing (a head the label is laid over fuses with its letters into a blob).
     A line touching fewer than two endpoints joins the two it points at across a gap
     (:func:`judge.tools.aim.aimed_ends`), among ``aim_at`` (default: every endpoint; not a
     label's pill, which only a line that touches it reaches).
@@ -238,7 +239,7 @@ def detect_lines(
     when that reading finds the same line. Lines touching three or more nodes keep the first
     reading: the kept ink moves which strokes pair where lines crowd at a node.
     """
-    args = (img, blobs, endpoints, text_boxes, aim_at, text_heights)
+    args = (img, blobs, endpoints, text_boxes, aim_at, text_heights, text_blobs)
     lines, over = _detect(*args, keep_over=False)
     if not over.any():
         return lines
@@ -257,6 +258,7 @@ def _detect(
     text_boxes: Sequence[tuple[float, float, float, float]],
     aim_at: Collection[int] | None,
     text_heights: Sequence[float] | None,
+    text_blobs: Collection[int],
     keep_over: bool,
 ) -> tuple[list[LineComp], np.ndarray]:
     """:func:`detect_lines` with the ink over the nodes' outlines in another colour erased
@@ -270,7 +272,7 @@ def _detect(
     ink = ink_mask(img, bgmap, strong=True)
     contrast = channel_max(cv2.absdiff(img, bgmap))
     ep = set(endpoints)
-    erase, kept = node_erase(img, blobs, ep, ink)
+    erase, kept = node_erase(img, blobs, ep, ink, set(text_blobs) - ep)
     erase |= kept * np.uint8(not keep_over)  # the first reading erases it with the outline
     ink[erase > 0] = 0
     # distance to the nearest erased node: an outline's remnant (a diamond's mitred tip) sits
@@ -281,8 +283,7 @@ def _detect(
     blocks = label_blocks(list(text_boxes))
     windows: np.ndarray = np.zeros(shape[:2], np.uint8)
     heights = text_heights or [b[3] for b in text_boxes]
-    for box, th in zip(text_boxes, heights, strict=True):
-        _erase_glyphs(ink, box, th, windows)
+    erase_text(ink, text_boxes, heights, windows)
     # dash gaps grow with the line width (OOXML's dash: gap = 3 widths): size the closing to
     # the typical line width too
     dt_all = cv2.distanceTransform(ink, cv2.DIST_L2, 3)
@@ -490,15 +491,20 @@ def _strokes_as_drawn(
     """The stroke reading (``strokes.stroke_joins``) of a component touching three or more
     nodes, and the ink its heads are measured on. The closing fills a crossing's acute angles
     into a band: a crossing seen only in the strokes as ``drawn`` (``lineink.own_ink``) is read
-    there, heads included (the band would pass for a head at a nearby end). A thick solid
+    there, heads included (the band would pass for a head at a nearby end); so are straight
+    runs seen only there (``strokes.straight_joins``: the closing's fill between two thick
+    lines crossing by their heads takes the runs off the skeleton, seed-6767 matplotlib
+    figure 3, "Residual" -> "Preprocess" across "Align" -> "Sampler"). A thick solid
     line's heads are measured on its ink as drawn anyway (``DRAWN_HEADS_MIN_WIDTH_PX``): the
     closing fills thick lines crossing or fanning out into blobs as thick as heads (seed-1313
     matplotlib figure 9)."""
     read = stroke_joins(comp, boxes, line.thickness_px, spur, reach)
     differs = bool((drawn != comp).any())
-    if not (read is not None and read.crossed) and differs:
+    if differs and not (read is not None and read.runs):
         as_drawn = stroke_joins(drawn, boxes, line.thickness_px, spur, reach)
-        if as_drawn is not None and as_drawn.crossed:
+        if as_drawn is not None and (
+            as_drawn.runs or (as_drawn.crossed and not (read is not None and read.crossed))
+        ):
             return as_drawn, drawn
     if not line.dashed and differs and line.thickness_px >= DRAWN_HEADS_MIN_WIDTH_PX:
         return read, drawn
@@ -563,34 +569,6 @@ def _labels_reached(xs: np.ndarray, ys: np.ndarray, blocks: list[LabelBlock]) ->
     return out
 
 
-def _erase_glyphs(
-    ink: np.ndarray, box: tuple[float, float, float, float], th: float, windows: np.ndarray
-) -> None:
-    """Erase (in place) the ink of the text in ``box``: the pieces of ink that lie within the box
-    grown by ``TEXT_ERASE_MARGIN_FRAC`` of its letters' height ``th`` (a label set at an angle
-    has a box far taller than its letters). Pieces reaching the window's edge are lines running
-    past or through the label and are kept; so are pieces running past the box itself on both
-    sides, which no letter of it does (a short arrow right above its label, within the margin
-    at either end: seed-4141 matplotlib figure 0). The window is marked in ``windows``: the
-    dashes of a panel border running past a title are pieces within it."""
-    tx, ty, tw, bh = box
-    m = max(2, int(round(TEXT_ERASE_MARGIN_FRAC * th)))
-    x0, y0 = max(0, int(tx) - m), max(0, int(ty) - m)
-    x1, y1 = min(ink.shape[1], int(tx + tw) + 2 + m), min(ink.shape[0], int(ty + bh) + 2 + m)
-    if x1 - x0 < 3 or y1 - y0 < 3:
-        return
-    windows[y0:y1, x0:x1] = 1
-    sub = ink[y0:y1, x0:x1]
-    _n, lab, st, _ = cv2.connectedComponentsWithStats(sub, connectivity=8)
-    h, w = sub.shape
-    x, y, cw, ch = st[1:, 0], st[1:, 1], st[1:, 2], st[1:, 3]
-    inside = (x > 0) & (y > 0) & (x + cw < w) & (y + ch < h)
-    bx0, by0 = tx - x0 - TEXT_PAST_BOX_PX, ty - y0 - TEXT_PAST_BOX_PX
-    bx1, by1 = tx + tw - x0 + TEXT_PAST_BOX_PX, ty + bh - y0 + TEXT_PAST_BOX_PX
-    past = ((x < bx0) & (x + cw > bx1)) | ((y < by0) & (y + ch > by1))
-    sub[np.isin(lab, np.flatnonzero(inside & ~past) + 1)] = 0
-
-
 def _window_box(
     box: tuple[int, int, int, int], x0: int, y0: int
 ) -> tuple[float, float, float, float]:
@@ -622,9 +600,9 @@ def read_lines(
         free = [ln for ln in ocr if ln.wordy and not _inside_any(ln.box, blobs, eps)]
         texts = [glyph_box(ln.text, ln.box) for ln in free]
         heights = [ln.text_height for ln in free]
-        return detect_lines(img, blobs, eps, texts, leaves, heights)
+        return detect_lines(img, blobs, eps, texts, leaves, heights, glyphs)
 
-    pills = pill_blobs(blobs, glyphs, leaves)
+    pills = pill_blobs(blobs, glyphs, leaves, ocr)
     if not pills:
         return lines_for(leaves), frozenset()
     trial = lines_for(sorted([*leaves, *pills]))
@@ -675,7 +653,7 @@ def read_lines_cached(ctx: ToolContext, which: str) -> tuple[list[LineComp], fro
     """:func:`read_lines` on the reference or candidate image, once per case."""
 
     def compute() -> tuple[list[LineComp], frozenset[int]]:
-        return read_lines(ctx.image(which), blobs_cached(ctx, which), ocr_full(ctx, which))
+        return read_lines(ctx.image(which), blobs_cached(ctx, which), text_cached(ctx, which))
 
     return memo(ctx, f"lines:{which}", compute)
 

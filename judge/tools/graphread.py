@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Collection
+from collections.abc import Collection, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -32,6 +32,7 @@ from judge.tools.thresholds import (
     LABEL_MATCH_MAX_DISTANCE,
     OCR_CONFIDENT,
     PILL_COVER_FRAC,
+    PILL_HOLDS_LINE_FRAC,
     PILL_MAX_LINE_HEIGHTS,
     PILL_MIN_DE,
     POSITION_WEIGHT,
@@ -359,11 +360,15 @@ def _straddles(ln: OcrLine, texts: list[OcrLine], node: tuple[float, float, floa
     return False
 
 
-def pill_blobs(blobs: list[Blob], glyphs: set[int], leaves: list[int]) -> list[int]:
+def pill_blobs(
+    blobs: list[Blob], glyphs: set[int], leaves: list[int], ocr: list[OcrLine]
+) -> list[int]:
     """Text blobs that are boxes round their label (a fill of their own, ``PILL_MIN_DE`` from
     the colour round them; glyph clusters are the colour round them) outside any node: a
     label pill on a line, or a node drawn tight round its label in a light fill. Only the
-    lines can tell which (``arrows.read_lines``)."""
+    lines can tell which (``arrows.read_lines``). A box round its label holds most of that
+    label's OCR line (``PILL_HOLDS_LINE_FRAC``): an arrowhead fused with the letters laid over
+    it is a dark blob over part of the label only (seed-6767 matplotlib figure 3: "update")."""
     out = []
     for i in sorted(glyphs):
         b = blobs[i]
@@ -371,9 +376,18 @@ def pill_blobs(blobs: list[Blob], glyphs: set[int], leaves: list[int]) -> list[i
             continue
         if b.parent is not None and blobs[b.parent].children == [i]:
             continue  # the only thing in its box: that box's label
-        if _own_colour(b):
+        if _own_colour(b) and any(
+            _overlap(ln.box, b.box) >= PILL_HOLDS_LINE_FRAC * ln.box[2] * ln.box[3] for ln in ocr
+        ):
             out.append(i)
     return out
+
+
+def _overlap(a: Sequence[float], b: Sequence[float]) -> float:
+    """The area two boxes (x, y, w, h) share."""
+    ix = max(0.0, min(a[0] + a[2], b[0] + b[2]) - max(a[0], b[0]))
+    iy = max(0.0, min(a[1] + a[3], b[1] + b[3]) - max(a[1], b[1]))
+    return ix * iy
 
 
 def _own_colour(b: Blob) -> bool:

@@ -10,7 +10,7 @@ from judge.tools.arrows import read_lines_cached
 from judge.tools.base import Tool, ToolContext, ToolOutput, memo
 from judge.tools.graphread import Graph, read_raster_graph
 from judge.tools.nodes import blobs_cached
-from judge.tools.ocr import ocr_full
+from judge.tools.nodetext import text_cached
 from judge.tools.treeread import read_tree_graph
 
 
@@ -25,7 +25,7 @@ def raster_graph(ctx: ToolContext, which: str) -> Graph:
             (img.shape[1], img.shape[0]),
             blobs_cached(ctx, which),
             lines,
-            ocr_full(ctx, which),
+            text_cached(ctx, which),
             img,
             pills,
         )

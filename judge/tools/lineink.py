@@ -5,6 +5,7 @@ node's outline at a line's end (a diamond's cut tip) told from the line."""
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence, Set
 from itertools import pairwise
 
 import cv2
@@ -12,9 +13,13 @@ import numpy as np
 
 from judge.tools.blobtests import erode
 from judge.tools.nodes import Blob, own_mask
+from judge.tools.strokes import off_segment
 from judge.tools.strokes import ridge as dt_ridge
 from judge.tools.thresholds import (
     CLOSING_FILL_MAX_WIDTHS_SQ,
+    GLYPH_BRIDGE_EXTRA_PX,
+    GLYPH_LINE_RING_MARGINS,
+    GLYPH_OPEN_MIN_RATIO,
     HEAD_LENGTH_WIDTHS,
     INK_DIFF,
     OUTLINE_ONLY_MAX_PAST,
@@ -26,19 +31,28 @@ from judge.tools.thresholds import (
     REMNANT_MIN_FILL_FRAC,
     REMNANT_NEAR_FRAC,
     REMNANT_STEADY_SLICES,
+    STRAIGHT_MIN_INKED,
+    TEXT_ERASE_MARGIN_FRAC,
+    TEXT_PAST_BOX_PX,
 )
 
 
 def node_erase(
-    img: np.ndarray, blobs: list[Blob], ep: set[int], ink: np.ndarray
+    img: np.ndarray, blobs: list[Blob], ep: set[int], ink: np.ndarray, text: Set[int] = frozenset()
 ) -> tuple[np.ndarray, np.ndarray]:
     """What to erase of the nodes before lines are read: each endpoint's own mask and the
-    slivers of its outline the mask misses, each container's outline ring; grown by 2 px.
+    slivers of its outline the mask misses, each other blob's outline ring but those of
+    ``text`` outside the endpoints (letters fused into a blob, left to the text erasing: ring
+    and all, a blob of a label's letters fused with the head it is laid over took the head:
+    seed-6767 matplotlib figure 3; a node's own label's blobs go with it as before); grown by
+    2 px.
     ``ink``: the image's line ink. Also returns the ink kept there because it is not in the
     node's colours (:func:`_keep_foreign_ink`): a head drawn over the outline, measured as
     clear of the node."""
     erase: np.ndarray = np.zeros(img.shape[:2], np.uint8)
     for i, b in enumerate(blobs):
+        if i in text and b.parent not in ep:  # free letters; a node's own label goes with it
+            continue
         x, y, w, h = b.box
         m = b.mask.astype(np.uint8)
         if i in ep:  # not a head or a stub the blob kept: the line is read up to the node
@@ -276,3 +290,162 @@ def skip_remnant(
             cut = (slot > i) & (t <= t0 + i * step + 3 * hl)
             return cut, (point[0] + float(dx[apex].mean()), point[1] + float(dy[apex].mean()))
     return np.zeros(xs.shape, bool), point
+
+
+def erase_text(
+    ink: np.ndarray,
+    boxes: Sequence[tuple[float, float, float, float]],
+    heights: Sequence[float],
+    windows: np.ndarray,
+) -> None:
+    """Erase (in place) the ink of the free text in ``boxes`` (letters ``heights`` tall): the
+    pieces of ink that lie within a box grown by ``TEXT_ERASE_MARGIN_FRAC`` of its letters'
+    height (a label set at an angle has a box far taller than its letters). Pieces reaching
+    the window's edge are lines running past or through the label and are kept; so are pieces
+    running past the box itself on both sides, which no letter of it does (a short arrow right
+    above its label, within the margin at either end: seed-4141 matplotlib figure 0). Each
+    window is marked in ``windows``: the dashes of a panel border running past a title are
+    pieces within it. Then the letters touching lines that run through a box are erased
+    (:func:`_through_box`), the lines kept; their strokes are measured on the letters standing
+    free in that box, or in all the boxes when none there does."""
+    found = [_free_letters(ink, box, th, windows) for box, th in zip(boxes, heights, strict=True)]
+    strokes = [f[3] for f in found if f is not None and f[3] is not None]
+    every = float(np.median(strokes)) if strokes else None
+    for f in found:
+        if f is not None:
+            sub, pieces, core, own = f
+            for piece, half in pieces:
+                _through_box(sub, piece, core, every if own is None else own, half)
+
+
+def _free_letters(
+    ink: np.ndarray, box: tuple[float, float, float, float], th: float, windows: np.ndarray
+) -> (
+    tuple[
+        np.ndarray,
+        list[tuple[np.ndarray, float | None]],
+        tuple[int, int, int, int],
+        float | None,
+    ]
+    | None
+):
+    """Erase the pieces of ink in ``box``'s window that are letters standing free (see
+    :func:`erase_text`); return the window (a view of ``ink``), the pieces left that reach
+    into the box (each with half its lines' width, :func:`_line_half`), the box in the window
+    (x0, y0, x1, y1) and half the free letters' stroke."""
+    tx, ty, tw, bh = box
+    m = max(2, int(round(TEXT_ERASE_MARGIN_FRAC * th)))
+    x0, y0 = max(0, int(tx) - m), max(0, int(ty) - m)
+    x1, y1 = min(ink.shape[1], int(tx + tw) + 2 + m), min(ink.shape[0], int(ty + bh) + 2 + m)
+    if x1 - x0 < 3 or y1 - y0 < 3:
+        return None
+    windows[y0:y1, x0:x1] = 1
+    sub = ink[y0:y1, x0:x1]
+    _n, lab, st, _ = cv2.connectedComponentsWithStats(sub, connectivity=8)
+    h, w = sub.shape
+    x, y, cw, ch = st[1:, 0], st[1:, 1], st[1:, 2], st[1:, 3]
+    inside = (x > 0) & (y > 0) & (x + cw < w) & (y + ch < h)
+    bx0, by0 = tx - x0 - TEXT_PAST_BOX_PX, ty - y0 - TEXT_PAST_BOX_PX
+    bx1, by1 = tx + tw - x0 + TEXT_PAST_BOX_PX, ty + bh - y0 + TEXT_PAST_BOX_PX
+    past = ((x < bx0) & (x + cw > bx1)) | ((y < by0) & (y + ch > by1))
+    letters = np.isin(lab, np.flatnonzero(inside & ~past) + 1)
+    stroke = _half_width(letters)
+    sub[letters] = 0
+    core = (
+        max(0, int(tx) - x0),
+        max(0, int(ty) - y0),
+        int(tx + tw) - x0 + 1,
+        int(ty + bh) - y0 + 1,
+    )
+    pieces = [lab == c for c in np.flatnonzero(~inside) + 1]
+    pieces = [p for p in pieces if p[core[1] : core[3], core[0] : core[2]].any()]
+    return sub, [(p, _line_half(ink, p, (x0, y0, x1, y1), m)) for p in pieces], core, stroke
+
+
+def _line_half(
+    ink: np.ndarray, piece: np.ndarray, win: tuple[int, int, int, int], m: int
+) -> float | None:
+    """Half the width of the lines ``piece`` (a mask of window ``win``: x0, y0, x1, y1 of
+    ``ink``) belongs to, measured on their ink outside the window, out to
+    ``GLYPH_LINE_RING_MARGINS`` window margins ``m`` (inside, letters on a line and its head's
+    tip thin the median: a 7 px line measured 4 px there, seed-1111 figure 3)."""
+    x0, y0, x1, y1 = win
+    r = GLYPH_LINE_RING_MARGINS * m
+    gx0, gy0 = max(0, x0 - r), max(0, y0 - r)
+    gx1, gy1 = min(ink.shape[1], x1 + r), min(ink.shape[0], y1 + r)
+    _n, lab = cv2.connectedComponents(ink[gy0:gy1, gx0:gx1], connectivity=8)
+    ys, xs = np.nonzero(piece)
+    own = np.isin(lab, np.unique(lab[ys + y0 - gy0, xs + x0 - gx0]))
+    own[y0 - gy0 : y1 - gy0, x0 - gx0 : x1 - gx0] = False
+    return _half_width(own)
+
+
+def _half_width(mask: np.ndarray) -> float | None:
+    """Half the typical stroke width of ``mask``'s ink (its distance transform on the ridge)."""
+    dt = cv2.distanceTransform(mask.astype(np.uint8), cv2.DIST_L2, 3)
+    on = dt_ridge(dt)
+    return float(np.median(dt[on])) if on.any() else None
+
+
+def _through_box(
+    sub: np.ndarray,
+    piece: np.ndarray,
+    core: tuple[int, int, int, int],
+    stroke: float | None,
+    line_half: float | None,
+) -> None:
+    """Erase (in place, in ``sub``) the letters of a label touching lines that run through the
+    label's box ``core`` (x0, y0, x1, y1) (``piece``: the lines and the letters on them).
+
+    Lines (half their width: ``line_half``) at least ``GLYPH_OPEN_MIN_RATIO`` times as thick
+    as the letters' strokes (half of it: ``stroke``, measured on the letters standing free)
+    keep what survives an opening between the two widths: the letters go, the lines and their
+    heads stay (seed-6767 matplotlib figure 3: labels set over two heads arriving at
+    "Monitor").
+
+    Thinner lines: ``piece`` without the box must fall into two parts that reach the window's
+    edge, one line's two sides (a Graphviz edge label set against its edge: the letters were
+    part of the line and read as a head by its end, seed-2929 figure 8). The box's ink within
+    half a line width and ``GLYPH_BRIDGE_EXTRA_PX`` of the straight segment between the two cut
+    ends is the line and stays, when it covers ``STRAIGHT_MIN_INKED`` of that segment; every
+    other piece of ink in the box or off the two parts goes. Anything else (one part: a line
+    ending at the label, or passing it outside the box; three or more: several lines) is left
+    as it is."""
+    x0, y0, x1, y1 = core
+    box = np.zeros(piece.shape, bool)
+    box[y0:y1, x0:x1] = True
+    rest = (piece & ~box).astype(np.uint8)
+    if stroke is not None and line_half is not None and line_half >= GLYPH_OPEN_MIN_RATIO * stroke:
+        d = max(3, int(round(line_half + stroke)))  # wider than a letter's stroke, not a line
+        disc = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (d, d))
+        opened = cv2.morphologyEx(piece.astype(np.uint8), cv2.MORPH_OPEN, disc)
+        sub[piece & box & ~(cv2.dilate(opened, np.ones((3, 3), np.uint8)) > 0)] = 0
+        return
+    n, lab = cv2.connectedComponents(rest, connectivity=8)
+    edge = np.zeros(piece.shape, bool)
+    edge[[0, -1], :] = edge[:, [0, -1]] = True
+    sides = [c for c in range(1, n) if (edge & (lab == c)).any()]
+    if len(sides) != 2:
+        return
+    near = cv2.dilate((piece & box).astype(np.uint8), np.ones((3, 3), np.uint8)) > 0
+    ends = []
+    for c in sides:
+        ys, xs = np.nonzero((lab == c) & near)
+        if ys.size == 0:
+            return
+        ends.append(np.array([ys.mean(), xs.mean()]))
+    part = np.isin(lab, sides)
+    half = line_half or 1.0
+    ys, xs = np.nonzero(piece & box)
+    off = off_segment(np.column_stack([ys, xs]).astype(float), ends[0], ends[1])
+    band = off <= half + GLYPH_BRIDGE_EXTRA_PX
+    kept = np.zeros(piece.shape, np.uint8)
+    kept[ys[band], xs[band]] = 1
+    steps = max(2, int(np.hypot(*(ends[1] - ends[0]))))
+    ry, rx = np.linspace(ends[0], ends[1], steps).round().astype(int).T
+    gaps = cv2.distanceTransform(1 - (kept | part.astype(np.uint8)), cv2.DIST_L2, 3)[ry, rx]
+    if float((gaps <= half + 1.0).mean()) < STRAIGHT_MIN_INKED:
+        return
+    drop = piece & ~part
+    drop[ys[band], xs[band]] = False
+    sub[drop] = 0

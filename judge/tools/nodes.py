@@ -34,6 +34,9 @@ from judge.tools.thresholds import (
     HOLE_CONVEX_MIN_SOLIDITY,
     HOLE_FILL_MIN_EXTENT,
     INK_DIFF,
+    LID_MAX_DEPTH_FRAC,
+    LID_MAX_GAP_FRAC,
+    LID_MIN_SPAN_FRAC,
     LIGHT_FILL_DIFF,
     LIGHT_FILL_MAX_GRADIENT,
     LIGHT_FILL_MIN_PX,
@@ -546,14 +549,9 @@ def _scan(
             fill = None
         inset = max(0.0, _corner_inset(shape_mask) - CORNER_SHARP_PX)
         radius = inset * math.sqrt(2) / (math.sqrt(2) - 1)
-        if extent >= RECT_MIN_EXTENT:
-            shape = "rounded" if radius > ROUNDED_MIN_RADIUS_FRAC * min(w, h) else "rect"
-        elif extent >= ELLIPSE_MIN_EXTENT:
-            shape = "ellipse"
-        elif extent >= MIN_NODE_EXTENT:
-            shape = "diamond"
-        else:
-            shape = "other"
+        shape = _shape_of(extent, radius, min(w, h))
+        if parent is not None and _is_lid(shape, (x, y, w, h), img.shape, k):
+            continue
         idx = len(out)
         out.append(
             Blob(
@@ -577,6 +575,41 @@ def _scan(
             er2 = max(3, k)
             inside = erode(comp, er2)
             _scan(sub, inside, interior, depth + 1, idx, (x + off[0], y + off[1]), out, full_shape)
+
+
+def _shape_of(extent: float, radius: float, short: int) -> str:
+    """A blob's shape from its ``extent`` (area / box area), corner ``radius``, ``short`` side."""
+    if extent >= RECT_MIN_EXTENT:
+        return "rounded" if radius > ROUNDED_MIN_RADIUS_FRAC * short else "rect"
+    if extent >= ELLIPSE_MIN_EXTENT:
+        return "ellipse"
+    return "diamond" if extent >= MIN_NODE_EXTENT else "other"
+
+
+def _is_lid(shape: str, box: Sequence[int], parent: Sequence[int], k: int) -> bool:
+    """Whether a blob of ``shape`` and ``box`` (x, y, w, h) found inside a node of ``parent``
+    shape (rows, cols) is that node's lid: a flat ellipse, a cylinder's top drawn in a lighter
+    shade of its fill (LibreOffice's "can" shape; on a dark fill it differs like ink). It lies
+    against one of the node's ends (as near as the inner scan reaches: the line opening ``k``
+    and ``LID_MAX_GAP_FRAC`` of the node's side), spans ``LID_MIN_SPAN_FRAC`` of the node's
+    width there and at most ``LID_MAX_DEPTH_FRAC`` of its height. Read as a node, it took the
+    cylinder's lines and left the labelled body with none (seed-2929 matplotlib figure 6,
+    "Ranker")."""
+    if shape != "ellipse":
+        return False
+    x, y, w, h = box
+    ph, pw = parent[0], parent[1]
+    for near, span, depth, side in (
+        (min(y, ph - y - h), w / pw, h / ph, ph),  # top or bottom
+        (min(x, pw - x - w), h / ph, w / pw, pw),  # left or right (lying down)
+    ):
+        if (
+            near <= max(3, k) + LID_MAX_GAP_FRAC * side
+            and span >= LID_MIN_SPAN_FRAC
+            and depth <= LID_MAX_DEPTH_FRAC
+        ):
+            return True
+    return False
 
 
 def _part_bridged(

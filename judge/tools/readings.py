@@ -13,7 +13,8 @@ from judge.tools.base import ToolContext
 from judge.tools.evidence import Corpus
 from judge.tools.graphread import Discrepancy, Graph, Match, normalise_label
 from judge.tools.graphread import compare_graphs as compare_readings
-from judge.tools.ocr import OcrLine, ocr_full
+from judge.tools.nodetext import text_cached
+from judge.tools.ocr import OcrLine
 
 
 @dataclass
@@ -79,7 +80,7 @@ def readings(ctx: ToolContext) -> Readings:
     tree = tree_graph(ctx)
     m_ren, _ = compare_readings(ref, ren)
     tree_ok = tree is not None and len(tree.nodes) >= 2
-    ref_ocr, ren_ocr = ocr_full(ctx, "reference"), ocr_full(ctx, "candidate")
+    ref_ocr, ren_ocr = text_cached(ctx, "reference"), text_cached(ctx, "candidate")
     m_tree, tree_kinds, tree_moves = None, [], {}
     if tree_ok and tree is not None:
         m_tree, d_tree = compare_readings(ref, tree)

@@ -179,9 +179,11 @@ def _reference_lines(ctx: ToolContext) -> list[str]:
     """The reference's OCR lines, compacted (empty when it cannot be read)."""
     try:
         from judge.tools.evidence import compact
-        from judge.tools.ocr import ocr_full
+        from judge.tools.nodetext import text_cached
 
-        return [c for c in (compact(ln.text) for ln in ocr_full(ctx, "reference")) if len(c) >= 2]
+        return [
+            c for c in (compact(ln.text) for ln in text_cached(ctx, "reference")) if len(c) >= 2
+        ]
     except Exception:  # the reference cannot be read: paragraphs alone say what is needed
         return []
 

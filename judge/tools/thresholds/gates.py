@@ -11,6 +11,12 @@ from __future__ import annotations
 OCR_MIN_CONFIDENCE = 0.5
 """Lines below this recognition score are dropped (rapidocr's own default text_score)."""
 
+REREAD_MARGIN_FRAC = 0.25
+REREAD_MIN_MARGIN_PX = 6
+"""A box-like blob holding no text line after the whole image's reading is read again in a crop
+of its box grown by this share of its shorter side (at least ``REREAD_MIN_MARGIN_PX`` of the
+image's own pixels: the detector wants background round a label)."""
+
 OCR_CONFIDENT = 0.85
 """A label read at or above this score is confident enough to fail a gate on."""
 
@@ -176,6 +182,11 @@ PILL_MIN_DE = 2.0
 """A text blob whose own colour is this CIEDE2000 from the colour round it is a box round its
 label (a pill), not a cluster of glyphs (those are the colour round them: 0-1.4 on our
 figures). Pills a line ends at with a head are nodes (``PILL_NODE_MIN_PARTNERS``)."""
+
+PILL_HOLDS_LINE_FRAC = 0.7
+"""... and a box round its label holds at least this share of one OCR line's box (OCR's boxes
+run a little past a tight pill); a blob over part of a label only is letters fused with ink
+under them (an arrowhead the label is laid over)."""
 
 PILL_COVER_FRAC = 0.55
 PILL_MAX_LINE_HEIGHTS = 1.5

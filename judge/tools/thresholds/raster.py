@@ -117,6 +117,16 @@ CYLINDER_CAP_MATCH_FRAC = 0.08
 not a node on a loop of lines, when its left edge and width match the body's within this share of
 the body's width (top and height, for a cylinder lying down; hand-drawn caps are a little off)."""
 
+LID_MIN_SPAN_FRAC = 0.6
+LID_MAX_DEPTH_FRAC = 0.35
+LID_MAX_GAP_FRAC = 0.05
+"""A flat ellipse inside a node, against one of its ends (within the inner scan's erosion and
+``LID_MAX_GAP_FRAC`` of the node's side), spanning this share of the node's width and at most
+``LID_MAX_DEPTH_FRAC`` of its height, is the node's lid (a cylinder's top in a lighter shade),
+not a node inside it. A seam in the lid's colour runs the cylinder's whole width, while the
+inner scan's erosion eats into the lid's pointed ends: 0.74 of the width on seed-2929 figure 6's
+render, against 1.0 for a cap hole (``CYLINDER_CAP_MATCH_FRAC``)."""
+
 CORNER_SHARP_PX = 1.5
 """Diagonal inset (px) of a square corner after anti-aliasing; insets above it are rounding."""
 
@@ -229,6 +239,20 @@ TEXT_ERASE_MARGIN_FRAC = 0.35
 share of its letters' height (``OcrLine.text_height``) on every side, in pieces that end inside
 that window. A piece that leaves the window is a line passing the label, and stays (labels sit
 right beside lines)."""
+
+GLYPH_BRIDGE_EXTRA_PX = 2.0
+"""A line running through a label's box with letters touching it keeps, inside the box, the ink
+within half its width and this many pixels of the straight segment between its two cut ends (a
+Graphviz spline bends a pixel or two over a label's length); the letters go."""
+
+GLYPH_OPEN_MIN_RATIO = 1.6
+"""Lines at least this many times as thick as a label's letters (their strokes measured on the
+letters standing free) are parted from letters touching them by an opening between the two
+widths; thinner ones only where one line runs through the label's box (a straight bridge)."""
+
+GLYPH_LINE_RING_MARGINS = 3
+"""The width of lines running through a label's window is measured on their ink outside the
+window, out to this many erasing margins (``TEXT_ERASE_MARGIN_FRAC``) beyond it."""
 
 TEXT_PAST_BOX_PX = 2
 """A piece of ink in a label's erasing window that runs this far past the label's OCR box on
