@@ -32,7 +32,7 @@ from judge.tools.nodes import (
 )
 from judge.tools.nodetext import text_cached
 from judge.tools.ocr import OcrLine, box_to_frame
-from judge.tools.strokes import Strokes, off_runs, stroke_joins
+from judge.tools.strokes import Strokes, off_runs, ridge_half, stroke_joins
 from judge.tools.strokes import ridge as dt_ridge
 from judge.tools.thresholds import (
     AIM_GAP_PER_KPX,
@@ -286,12 +286,10 @@ def _detect(
     erase_text(ink, text_boxes, heights, windows)
     # dash gaps grow with the line width (OOXML's dash: gap = 3 widths): size the closing to
     # the typical line width too
-    dt_all = cv2.distanceTransform(ink, cv2.DIST_L2, 3)
-    ridge_all = dt_ridge(dt_all)
+    half_all = ridge_half(cv2.distanceTransform(ink, cv2.DIST_L2, 3))
     base = dk
-    if ridge_all.any():
-        width = 2.0 * float(np.median(dt_all[ridge_all]))
-        dk = max(dk, int(round(DASH_GAP_WIDTHS * width)))
+    if half_all is not None:
+        dk = max(dk, int(round(DASH_GAP_WIDTHS * (2.0 * half_all))))
     drop_dashed_rings(ink, dk, windows)
     closed = dash_closing(ink, dk, base)
     n, labels, stats, _ = cv2.connectedComponentsWithStats(closed, connectivity=8)
@@ -342,8 +340,8 @@ def _detect(
         comp = (labels[Y0:Y1, X0:X1] == c).astype(np.uint8)
         pieces = pieces_of[c]
         dt = cv2.distanceTransform(comp, cv2.DIST_L2, 3)
-        ridge = dt_ridge(dt)
-        shaft = float(np.median(dt[ridge])) if ridge.any() else 1.0
+        half = ridge_half(dt)
+        shaft = 1.0 if half is None else half
         length = float(area) / max(1.0, 2 * shaft)
         line = LineComp(
             box=(x, y, w, h),

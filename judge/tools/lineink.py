@@ -13,8 +13,7 @@ import numpy as np
 
 from judge.tools.blobtests import erode
 from judge.tools.nodes import Blob, own_mask
-from judge.tools.strokes import off_segment
-from judge.tools.strokes import ridge as dt_ridge
+from judge.tools.strokes import off_segment, ridge_half
 from judge.tools.thresholds import (
     CLOSING_FILL_MAX_WIDTHS_SQ,
     GLYPH_BRIDGE_EXTRA_PX,
@@ -175,9 +174,8 @@ def own_ink(closed: np.ndarray, ink: np.ndarray) -> np.ndarray:
         return closed.astype(np.uint8)
     # the width of the line as drawn: the closing's fill thickens a crossing's ridge (a thick
     # X filled into a bow tie measured twice its width, and kept its fill)
-    dt = cv2.distanceTransform(own.astype(np.uint8), cv2.DIST_L2, 3)
-    ridge = dt_ridge(dt)
-    width = 2.0 * float(np.median(dt[ridge])) if ridge.any() else 1.0
+    half = ridge_half(cv2.distanceTransform(own.astype(np.uint8), cv2.DIST_L2, 3))
+    width = 1.0 if half is None else 2.0 * half
     _, plab = cv2.connectedComponents(own.astype(np.uint8), connectivity=8)
     k = np.ones((3, 3), np.uint8)
     hi = cv2.dilate(plab.astype(np.float32), k)  # the largest piece label next to a pixel
@@ -382,9 +380,7 @@ def _line_half(
 
 def _half_width(mask: np.ndarray) -> float | None:
     """Half the typical stroke width of ``mask``'s ink (its distance transform on the ridge)."""
-    dt = cv2.distanceTransform(mask.astype(np.uint8), cv2.DIST_L2, 3)
-    on = dt_ridge(dt)
-    return float(np.median(dt[on])) if on.any() else None
+    return ridge_half(cv2.distanceTransform(mask.astype(np.uint8), cv2.DIST_L2, 3))
 
 
 def _through_box(

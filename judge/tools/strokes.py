@@ -489,14 +489,21 @@ def off_runs(
     own = np.zeros(ink.shape, np.uint8)
     own[ys[keep], xs[keep]] = 1
     dt = cv2.distanceTransform(own & (ink > 0), cv2.DIST_L2, 3)
-    on = ridge(dt)
-    return keep, dt, float(np.median(dt[on])) if on.any() else width / 2
+    half = ridge_half(dt)
+    return keep, dt, width / 2 if half is None else half
 
 
 def ridge(dt: np.ndarray) -> np.ndarray:
     """The ridge of a distance transform ``dt``: the pixels of ink (``dt`` > 0) at least as far from
     its edge as their 8 neighbours, the middle of a stroke (twice their ``dt`` is its width)."""
     return np.asarray((dt > 0) & (dt >= cv2.dilate(dt, np.ones((3, 3), np.uint8))))
+
+
+def ridge_half(dt: np.ndarray) -> float | None:
+    """Half the typical stroke width under a distance transform ``dt``: the median of its
+    :func:`ridge`; ``None`` when there is no ink."""
+    on = ridge(dt)
+    return float(np.median(dt[on])) if on.any() else None
 
 
 def off_segment(pts: np.ndarray, p: np.ndarray, q: np.ndarray) -> np.ndarray:
