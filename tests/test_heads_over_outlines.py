@@ -4,6 +4,8 @@ first reading."""
 
 from __future__ import annotations
 
+import math
+
 import cv2
 import numpy as np
 
@@ -65,3 +67,59 @@ def test_lines_crowding_at_a_node_keep_the_first_reading() -> None:
     _nodes, edges, _lines = _read_graph(img)
     assert not {e for e in edges if {e[0], e[1]} == {"Train", "Upsample"}}, edges
     assert ("Train", "Detector", "high") in edges, edges
+
+
+def test_a_dark_head_on_a_dark_ellipses_rim_is_line_ink() -> None:
+    """Seed 2929, figure 7: dark grey heads land on dark teal ellipses at a grazing angle. The
+    ellipse's mask took the heads in, and line ink there was measured against the teal fill,
+    from which the grey differs by less than line ink does: "Deploy" -> "Decoder" and
+    "Scorer" -> "Deploy" read with no direction, so their reversed decks passed."""
+    img, _labels = _seeded_reference(7, seed=2929)
+    _nodes, edges, _lines = _read_graph(img)
+    assert ("Deploy", "Decoder", "high") in edges, edges
+    assert ("Scorer", "Deploy", "high") in edges, edges
+    assert ("Deploy", "Mapper", "high") in edges, edges
+
+
+def test_hidden_head_ink_is_added_but_not_the_outline() -> None:
+    """OpenCV-drawn: a grey head whose tip reaches 3 px past a dark-filled ellipse's rim is
+    fused into the ellipse's mask; measured against the teal fill it is no line ink. Its body
+    is added, nothing outside the head is, and nothing is taken away."""
+    from judge.tools.arrows import background_map
+    from judge.tools.lineink import heads_in_masks
+    from judge.tools.nodes import detect_blobs, ink_mask, own_mask
+
+    img = np.full((300, 400, 3), 255, np.uint8)
+    cv2.ellipse(img, (220, 150), (120, 60), 0, 0, 360, (120, 111, 31), -1, cv2.LINE_AA)
+    cv2.ellipse(img, (220, 150), (120, 60), 0, 0, 360, (72, 64, 18), 3, cv2.LINE_AA)
+    t, a = math.radians(225), math.radians(20)  # the rim point, the line's heading
+    d = np.array([math.cos(a), math.sin(a)])
+    tip = np.array([220 + 120 * math.cos(t), 150 + 60 * math.sin(t)]) + 3 * d
+    base, across = tip - 24 * d, 11 * np.array([-d[1], d[0]])
+    head = np.array([tip, base + across, base - across]).round().astype(np.int32)
+    cv2.fillPoly(img, [head], (68, 68, 68), cv2.LINE_AA)
+    tail = tuple(int(v) for v in (base - 80 * d).round())
+    cv2.line(img, tail, tuple(int(v) for v in base.round()), (68, 68, 68), 3, cv2.LINE_AA)
+    blobs = detect_blobs(img)
+    assert len(blobs) == 1, [b.box for b in blobs]
+    ink = ink_mask(img, background_map(img, blobs), strong=True)
+    more = heads_in_masks(img, blobs, {0: own_mask(img, blobs[0])}, ink)
+    added = (more > 0) & (ink == 0)
+    near_head = np.zeros(img.shape[:2], np.uint8)
+    cv2.fillPoly(near_head, [head], 1)
+    near_head = cv2.dilate(near_head, np.ones((3, 3), np.uint8))
+    assert added.sum() >= 50, int(added.sum())  # the head's body (~260 px), part hidden
+    assert not (added & (near_head == 0)).any()  # nothing of the outline or the fill
+    assert ((more > 0) | (ink == 0)).all()  # nothing taken away
+
+
+def test_a_small_head_on_a_tapered_shafts_thin_end_is_a_head() -> None:
+    """Seed 3737, figure 6: "Monitor" -> "Attention" tapers from 13 px to 6 px, its head
+    19 px wide: against the shaft a window back (13 px) the head measured 1.5 shafts and the
+    line read with no direction, so its reversed deck passed. Against its neck, the shaft
+    right behind the head, it is a head; the thick tail stays no head."""
+    img, _labels = _seeded_reference(6, seed=3737)
+    _nodes, edges, _lines = _read_graph(img)
+    assert ("Monitor", "Attention", "high") in edges, edges
+    assert ("Sequencer", "Attention", "high") in edges, edges
+    assert not {e for e in edges if e[:2] == ("Attention", "Monitor")}, edges

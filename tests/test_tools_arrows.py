@@ -63,7 +63,7 @@ def test_a_diamonds_cut_tip_is_not_read_as_an_arrowhead() -> None:
     its outline round the line that leaves it. Read as a head, it turned the line out of
     "Does "Artifact A deletion Pod" already exist?"'s bottom tip into an edge from "Create
     "Artifact A deletion Pod"" into the diamond; the V is skipped, the head sought past its
-    apex."""
+    apex. Nor is a thin line's junction with a bus by the other diamond's tip a head."""
     from judge.tools.arrows import _inside_any, glyph_box
     from judge.tools.graphread import node_blobs
     from judge.tools.ocr import ocr_image
@@ -91,6 +91,11 @@ def test_a_diamonds_cut_tip_is_not_read_as_an_arrowhead() -> None:
     # and the arrow into the diamond's left tip, whose head sits at the V's apex, still is
     r3 = at(0.57, 0.13)
     assert (r3, d2) in directed
+    # the thin line from "Create "Artifact B deletion Pod"" joins the bus by the lower
+    # diamond's bottom tip: thick only at the window's far rim, no head there, however thin
+    # the shaft right behind that junction (a head's neck, measured since session 32)
+    d4, r7 = at(0.74, 0.39), at(0.92, 0.38)
+    assert (r7, d4) not in directed
 
 
 def _hand_drawn_figure() -> np.ndarray:

@@ -22,13 +22,14 @@ from judge.tools import headtests
 from judge.tools.aim import aimed_ends, dash_closing, drop_dashed_rings
 from judge.tools.base import Tool, ToolContext, ToolOutput, memo
 from judge.tools.contacts import line_touches, same_line
-from judge.tools.lineink import all_outline, erase_text, node_erase, own_ink
+from judge.tools.lineink import all_outline, erase_text, heads_in_masks, node_erase, own_ink
 from judge.tools.nodes import (
     Blob,
     blobs_cached,
     border_bgr,
     channel_max,
     ink_mask,
+    own_mask,
 )
 from judge.tools.nodetext import text_cached
 from judge.tools.ocr import OcrLine, box_to_frame
@@ -268,11 +269,12 @@ def _detect(
     reach = scaled_px(HEAD_REACH_PER_KPX, shape, 8)
     min_len = scaled_px(MIN_EDGE_LENGTH_PER_KPX, shape, 8)
     dk = scaled_px(DASH_CLOSE_PER_KPX, shape, 3)
-    bgmap = background_map(img, blobs)
-    ink = ink_mask(img, bgmap, strong=True)
-    contrast = channel_max(cv2.absdiff(img, bgmap))
     ep = set(endpoints)
-    erase, kept = node_erase(img, blobs, ep, ink, set(text_blobs) - ep)
+    own = {i: own_mask(img, blobs[i]) for i in ep}
+    bgmap = background_map(img, blobs)
+    ink = heads_in_masks(img, blobs, own, ink_mask(img, bgmap, strong=True))
+    contrast = channel_max(cv2.absdiff(img, bgmap))
+    erase, kept = node_erase(img, blobs, ep, ink, set(text_blobs) - ep, own)
     erase |= kept * np.uint8(not keep_over)  # the first reading erases it with the outline
     ink[erase > 0] = 0
     # distance to the nearest erased node: an outline's remnant (a diamond's mitred tip) sits
@@ -435,7 +437,17 @@ def _detect(
                 if len(touches) <= 2
                 else own_shaft
             )
-            head = tmax >= HEAD_THICKNESS_RATIO * local and tmax >= local + HEAD_MIN_EXTRA_PX
+            # the head is measured against the shaft right behind it where that is thinner
+            # (``headtests.neck``): a small head on a tapered shaft's thin end
+            neck = local
+            if at.size and len(touches) <= 2:
+                widest = int(at[int(np.argmax(dtk[ys[at], xs[at]]))])
+                nk = headtests.neck(dt[ys, xs], mine, from_end, widest, tmax)
+                neck = local if nk is None else min(local, nk)
+            # the other tests keep the shaft a window back: thick only at the window's far rim
+            # is a junction or the other end's head reaching in, not a head here (dev10: a
+            # thin line's bus junction by a diamond's tip)
+            head = tmax >= HEAD_THICKNESS_RATIO * neck and tmax >= neck + HEAD_MIN_EXTRA_PX
             if head and len(touches) <= 2:
                 head = not headtests.thick_only_far(
                     xs[at], ys[at], dt[ys[at], xs[at]], end, reach + margin, local

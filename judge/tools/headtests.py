@@ -29,6 +29,9 @@ from judge.tools.thresholds import (
     LOCAL_SHAFT_BAND,
     LOCAL_SHAFT_MIN_WINDOWS,
     NEAR_PART_FRAC,
+    NECK_BAND_HALVES,
+    NECK_MIN_HALVES,
+    NECK_START_HALVES,
     TAPER_MAX_COUNT_RATIO,
     TAPER_MIN_HALF_WIDTHS,
     TAPER_MIN_RATIO,
@@ -101,6 +104,28 @@ def local_shaft(
     if int(sel.sum()) < LOCAL_SHAFT_MIN_WINDOWS * reach:
         return shaft
     return float(np.median(dt[ys[sel], xs[sel]]))
+
+
+def neck(
+    dt: np.ndarray,
+    part: np.ndarray,
+    d2: np.ndarray,
+    widest: int,
+    tmax: float,
+) -> float | None:
+    """The shaft's half-width right behind a head whose widest point is pixel ``widest`` and
+    half-width ``tmax``: the largest distance-transform value (``dt``, per pixel) of this end's
+    side of the line (``part``) from ``NECK_START_HALVES`` half-widths past that point (past
+    the head's base) to ``NECK_BAND_HALVES`` half-widths further from the end (``d2``: squared
+    distances from it); not the ridge's median, which a thick diagonal stroke's ridge breaks
+    up. None where that stretch holds fewer than ``NECK_MIN_HALVES`` half-widths of pixels. A
+    plain end's neck is as thick as its widest point; a head's is its shaft, however thick the
+    shaft runs further back (a tapered arrow)."""
+    d0 = math.sqrt(float(d2[widest])) + NECK_START_HALVES * tmax
+    sel = part & (d2 > d0**2) & (d2 <= (d0 + NECK_BAND_HALVES * tmax) ** 2)
+    if int(sel.sum()) < NECK_MIN_HALVES * tmax:
+        return None
+    return float(dt[sel].max())
 
 
 def thick_only_far(

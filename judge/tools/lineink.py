@@ -5,7 +5,7 @@ node's outline at a line's end (a diamond's cut tip) told from the line."""
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence, Set
+from collections.abc import Mapping, Sequence, Set
 from itertools import pairwise
 
 import cv2
@@ -21,6 +21,7 @@ from judge.tools.thresholds import (
     GLYPH_OPEN_MIN_RATIO,
     HEAD_LENGTH_WIDTHS,
     INK_DIFF,
+    LINE_INK_DIFF,
     OUTLINE_ONLY_MAX_PAST,
     OUTLINE_RIM_SLACK_PX,
     OUTLINE_SLIVER_MIN_COLOUR_FRAC,
@@ -37,7 +38,12 @@ from judge.tools.thresholds import (
 
 
 def node_erase(
-    img: np.ndarray, blobs: list[Blob], ep: set[int], ink: np.ndarray, text: Set[int] = frozenset()
+    img: np.ndarray,
+    blobs: list[Blob],
+    ep: set[int],
+    ink: np.ndarray,
+    text: Set[int] = frozenset(),
+    own: Mapping[int, np.ndarray] | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """What to erase of the nodes before lines are read: each endpoint's own mask and the
     slivers of its outline the mask misses, each other blob's outline ring but those of
@@ -45,9 +51,9 @@ def node_erase(
     and all, a blob of a label's letters fused with the head it is laid over took the head:
     seed-6767 matplotlib figure 3; a node's own label's blobs go with it as before); grown by
     2 px.
-    ``ink``: the image's line ink. Also returns the ink kept there because it is not in the
-    node's colours (:func:`_keep_foreign_ink`): a head drawn over the outline, measured as
-    clear of the node."""
+    ``ink``: the image's line ink; ``own``: the endpoints' :func:`own_mask`, where computed.
+    Also returns the ink kept there because it is not in the node's colours
+    (:func:`_keep_foreign_ink`): a head drawn over the outline, measured as clear of the node."""
     erase: np.ndarray = np.zeros(img.shape[:2], np.uint8)
     for i, b in enumerate(blobs):
         if i in text and b.parent not in ep:  # free letters; a node's own label goes with it
@@ -55,7 +61,7 @@ def node_erase(
         x, y, w, h = b.box
         m = b.mask.astype(np.uint8)
         if i in ep:  # not a head or a stub the blob kept: the line is read up to the node
-            part = own_mask(img, b).astype(np.uint8)
+            part = (own[i] if own is not None and i in own else own_mask(img, b)).astype(np.uint8)
         else:  # a container: erase only its outline ring
             s = int(max(2, b.stroke_px)) + 3
             part = ((m > 0) & ~(erode(m, s) > 0)).astype(np.uint8)
@@ -67,6 +73,35 @@ def node_erase(
     for i in ep:
         _keep_foreign_ink(img, blobs[i], out, ink, kept)
     return out, kept
+
+
+def heads_in_masks(
+    img: np.ndarray, blobs: list[Blob], own: Mapping[int, np.ndarray], ink: np.ndarray
+) -> np.ndarray:
+    """``ink`` (uint8 0/1 line ink) with what the blobs' masks hid added (``own``: the
+    endpoints' :func:`own_mask`): the pixels a mask took in past its node's own region that
+    are neither in its fill's nor in its outline's colour and are ink on what lies under the
+    node (the page, or the container's fill). Line ink is measured against the node's fill
+    there, and a dark grey head ending on a dark teal ellipse's rim differs from that fill by
+    less than line ink does (seed-2929 matplotlib figure 7). Only adds ink (what the fill's
+    colour showed stays), and only what is 3 px thick."""
+    out: np.ndarray = np.zeros(img.shape[:2], np.uint8)
+    for i, part in own.items():
+        b = blobs[i]
+        x, y, w, h = b.box
+        sub = img[y : y + h, x : x + w].astype(np.int16)
+        off = np.abs(sub - np.asarray(b.background_bgr, np.int16)).max(axis=2)
+        hidden = b.mask & ~part & (off > LINE_INK_DIFF)
+        for colour in (b.interior_bgr, b.stroke_bgr):
+            if colour is not None:
+                hidden &= np.abs(sub - np.asarray(colour, np.int16)).max(axis=2) > INK_DIFF
+        out[y : y + h, x : x + w] |= hidden.astype(np.uint8)
+    # a head's body, not the anti-aliased pixels along a line's junction with the rim: one of
+    # those joined a line to an outline's sliver (seed-6767 figure 13)
+    out &= (ink == 0).astype(np.uint8)
+    body: np.ndarray = cv2.morphologyEx(out, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
+    more: np.ndarray = ink | body
+    return more
 
 
 def _off_blend(px: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray:

@@ -282,6 +282,16 @@ LOCAL_SHAFT_MIN_WINDOWS = 0.5
 a tapered ``fancy`` arrow's tail is as thick as the shaft behind it, its head twice the thin
 shaft before it."""
 
+NECK_START_HALVES = 1.2
+NECK_BAND_HALVES = 2.0
+NECK_MIN_HALVES = 1.0
+"""An end's head is also measured against its neck: the line's thickest point from
+``NECK_START_HALVES`` of the head's half-widths past its widest point (past its base) to
+``NECK_BAND_HALVES`` half-widths further, where that stretch holds at least ``NECK_MIN_HALVES``
+half-widths of pixels: a tapered arrow's small head sits on the thin end of a shaft that is
+thicker a window back (seed-3737 matplotlib figure 6: a 19 px head on a shaft tapering
+13 -> 6 px)."""
+
 TAPER_MIN_RATIO = 1.2
 """A line joining two nodes whose shaft, between its two head windows, is this many times
 thicker in the half by one end than in the half by the other tapers: a ``fancy`` or ``wedge``
