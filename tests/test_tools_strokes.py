@@ -251,7 +251,10 @@ def test_light_flat_fills_without_outline_are_nodes(
 
 def test_a_sharp_fold_is_a_junction_but_a_right_angle_only_at_a_node() -> None:
     """Two arrows whose heads merged skeletonise into one path folding back: the fold is cut
-    into a junction. A right-angle bend (an elbow connector) is cut only right at a node."""
+    into a junction. A right-angle bend (an elbow connector) is cut only right at a node, and
+    only where both its arms lead away from the node (two arrows meeting at its corner), not
+    where one runs on along the node's side (an elbow line bending by it: seed-8989 Graphviz
+    figure 5, read as an edge into the node)."""
     from judge.tools.strokes import _skeleton
 
     def cut_near(points: list[tuple[int, int]], corner: tuple[int, int], boxes: list) -> bool:
@@ -264,7 +267,8 @@ def test_a_sharp_fold_is_a_junction_but_a_right_angle_only_at_a_node() -> None:
     assert cut_near([(20, 60), (150, 100), (20, 140)], (150, 100), [])
     assert not cut_near([(20, 100), (100, 100), (180, 100)], (100, 100), [])
     assert not cut_near([(20, 20), (120, 20), (120, 180)], (120, 20), [])
-    assert cut_near([(20, 20), (120, 20), (120, 180)], (120, 20), [(125.0, 0.0, 60.0, 40.0)])
+    assert cut_near([(20, 20), (120, 20), (120, 180)], (120, 20), [(125.0, -50.0, 60.0, 65.0)])
+    assert not cut_near([(20, 20), (120, 20), (120, 180)], (120, 20), [(125.0, 0.0, 60.0, 40.0)])
 
 
 def _diamond_deck(path: Path) -> Path:
@@ -500,3 +504,16 @@ def test_straight_runs_pair_the_ends_of_a_component_only_when_every_end_has_one(
         straight_joins(side, skeletonize(side > 0), [[(22.0, 100.0)], [(58.0, 100.0)]], 9.0, boxes)
         is None
     )
+
+
+def test_an_elbow_bending_by_a_node_joins_only_its_own_ends() -> None:
+    """An elbow line from A (left) bends down 10 px off the end of node B and runs on to C
+    below: its bend is no junction and B, which no end of it reaches, is joined to nothing
+    (seed-8989 Graphviz figure 5 read Sampler -> Deploy there)."""
+    from judge.tools.strokes import stroke_joins
+
+    img = np.zeros((300, 400), np.uint8)
+    cv2.polylines(img, [np.array([(20, 60), (250, 60), (250, 280)], np.int32)], False, 1, 6)
+    boxes = [(0.0, 30.0, 18.0, 60.0), (262.0, 20.0, 120.0, 80.0), (200.0, 282.0, 100.0, 18.0)]
+    got = stroke_joins(img, boxes, 6.0, 12.0, 40.0)
+    assert got is not None and got.joins == {frozenset((0, 2))}, got

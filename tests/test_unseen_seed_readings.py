@@ -1,24 +1,23 @@
 """Readings of matplotlib figures drawn with seeds the rules were not tuned on (issue 10): thick
 solid lines leaving one side of a node stay apart, thick crossings pair their strokes, an
-unfilled box drawn tight round its label is a node, a reference line read with no direction
-is told by comparing its two ends, an arrowhead's thick core is no node, a line whose tail
-moved is a wrong endpoint, a back edge leaving beside an arriving head is read, a label pill
-whose lines all leave one side is a node, a small solid head on a 4 px shaft is a head, two
-nodes a labelled fat arrow bridges stay two, a big head on a diamond's tip is read past the
-tip's outline and not at the line's other end, a cylinder's thin cap is part of it, an
-outlined diamond that fat tapered tails leave is a node, a tapered arrow's head is measured
-against the thin shaft before it, a head past a long outline remnant at a diamond's cut-off
-tip is read, lines crossing at a shallow angle are no node, a short arrow right above its
-label is no letter of it, an edge label over a node's border is not the node's text, a
-head another plain line explains proves no reversal, a diamond's cut tips are put back (and
-are no head of the arcs leaving them), a line moved off a branching reference line is a
-wrong endpoint, a reversed connector the line reading misses is confirmed by reading
-both images at its ends, a lopsided V of other strokes at a node is no outline remnant, a
-tapered arrow's thick tail is no head, an elbow back edge stopping short of its target
-is aimed from its true ends, a branching line's paired strokes prove a reversal or a
-moved line the render leaves unread, the dash closing's fill that another line's end
-induces is no head, and the heads of thick crossing lines are measured on their ink as
-drawn."""
+unfilled box drawn tight round its label is a node, a reference line read with no direction is
+told by comparing its two ends, an arrowhead's thick core is no node, a line whose tail moved is
+a wrong endpoint, a back edge leaving beside an arriving head is read, a label pill whose lines
+all leave one side is a node, a small solid head on a 4 px shaft is a head, two nodes a labelled
+fat arrow bridges stay two, a big head on a diamond's tip is read past the tip's outline and not
+at the line's other end, a cylinder's thin cap is part of it, an outlined diamond that fat
+tapered tails leave is a node, a tapered arrow's head is measured against the thin shaft before
+it, a head past a long outline remnant at a diamond's cut-off tip is read, lines crossing at a
+shallow angle are no node, a short arrow right above its label is no letter of it, an edge label
+over a node's border is not the node's text, a head another plain line explains proves no
+reversal, a diamond's cut tips are put back (and are no head of the arcs leaving them), a line
+moved off a branching reference line is a wrong endpoint, a reversed connector the line reading
+misses is confirmed by reading both images at its ends, a tapered tail read with no direction is
+no head, a lopsided V of other strokes at a node is no outline remnant, a tapered arrow's thick
+tail is no head, an elbow back edge stopping short of its target is aimed from its true ends, a
+branching line's paired strokes prove a reversal or a moved line the render leaves unread, the
+dash closing's fill that another line's end induces is no head, and the heads of thick crossing
+lines are measured on their ink as drawn."""
 
 from __future__ import annotations
 
@@ -103,6 +102,20 @@ def test_an_unread_reference_direction_is_told_end_against_end(
     )
     assert _confirmed(render_pool, tmp_path, png, faithful) == []
     png, (faithful,) = _benchmark_decks(13, tmp_path, ["faithful_shapes"], seed=4242)
+    assert _confirmed(render_pool, tmp_path, png, faithful) == []
+
+
+@pytest.mark.slow
+def test_a_tapered_tail_read_with_no_direction_is_no_head(
+    render_pool: RenderPool, tmp_path: Path
+) -> None:
+    """Seed 7878, figure 13 (drawn fresh, measured before this rule): arrows leave "Decoder"
+    6.6 px thick and taper to 2.7 px before small heads the head tests miss (their tips on
+    the ellipses' rims), so the reference reads them with no direction. Compared end against
+    end, the blunt tail was 1.7 times the head end and 2.0 shafts: the deck's faithful
+    connector was confirmed reversed, and all six pass decks failed. A head stands out from
+    the line a few of its thicknesses back; the tapered tail is as thick there (6.6 px)."""
+    png, (faithful,) = _benchmark_decks(13, tmp_path, ["faithful_shapes"], seed=7878)
     assert _confirmed(render_pool, tmp_path, png, faithful) == []
 
 

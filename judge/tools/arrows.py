@@ -79,6 +79,10 @@ class Contact:
     thin_head: bool = False
     """A head-thick end too thin to tell from a fan's hub by itself (several lines behind it):
     the component's strokes decide (:func:`headtests.unhead_fan_hub`)."""
+    behind_px: float | None = None
+    """The line's thickness a few end thicknesses back from this end (:func:`headtests.behind`;
+    None: a line touching three or more nodes, or too short there): a head stands out from
+    it, a tapered tail's blunt start does not (it thins gradually)."""
 
 
 @dataclass
@@ -241,10 +245,10 @@ def detect_lines(
     reading: the kept ink moves which strokes pair where lines crowd at a node.
     """
     args = (img, blobs, endpoints, text_boxes, aim_at, text_heights, text_blobs)
-    lines, over = _detect(*args, keep_over=False)
+    lines, over, dk = _detect(*args, keep_over=False)
     if not over.any():
         return lines
-    again, _ = _detect(*args, keep_over=True)
+    again, _, _ = _detect(*args, keep_over=True, dash_px=dk)
     for ln in lines:
         twin = next((t for t in again if same_line(ln, t)), None)
         if twin is not None:
@@ -261,9 +265,13 @@ def _detect(
     text_heights: Sequence[float] | None,
     text_blobs: Collection[int],
     keep_over: bool,
-) -> tuple[list[LineComp], np.ndarray]:
+    dash_px: int | None = None,
+) -> tuple[list[LineComp], np.ndarray, int]:
     """:func:`detect_lines` with the ink over the nodes' outlines in another colour erased
-    with them, or kept (``keep_over``); also returns that ink."""
+    with them, or kept (``keep_over``); also returns that ink and the dash closing's size.
+    ``dash_px``: that size, given (the reading with the ink kept uses the first reading's:
+    measured again on the kept ink, one pixel more joined two thick tails' ink kept over an
+    ellipse's outline into one line, seed-3131 matplotlib figure 13)."""
     shape = img.shape
     margin = scaled_px(CONTACT_MARGIN_PER_KPX, shape, 3)
     reach = scaled_px(HEAD_REACH_PER_KPX, shape, 8)
@@ -274,8 +282,10 @@ def _detect(
     bgmap = background_map(img, blobs)
     ink = heads_in_masks(img, blobs, own, ink_mask(img, bgmap, strong=True))
     contrast = channel_max(cv2.absdiff(img, bgmap))
-    erase, kept = node_erase(img, blobs, ep, ink, set(text_blobs) - ep, own)
+    wider = np.zeros(shape[:2], np.uint8)
+    erase, kept = node_erase(img, blobs, ep, ink, set(text_blobs) - ep, own, wider)
     erase |= kept * np.uint8(not keep_over)  # the first reading erases it with the outline
+    wider &= ink
     ink[erase > 0] = 0
     # distance to the nearest erased node: an outline's remnant (a diamond's mitred tip) sits
     # right there, so arrowheads are measured a little clear of it; not the ink kept over an
@@ -286,12 +296,11 @@ def _detect(
     windows: np.ndarray = np.zeros(shape[:2], np.uint8)
     heights = text_heights or [b[3] for b in text_boxes]
     erase_text(ink, text_boxes, heights, windows)
-    # dash gaps grow with the line width (OOXML's dash: gap = 3 widths): size the closing to
-    # the typical line width too
-    half_all = ridge_half(cv2.distanceTransform(ink, cv2.DIST_L2, 3))
     base = dk
-    if half_all is not None:
-        dk = max(dk, int(round(DASH_GAP_WIDTHS * (2.0 * half_all))))
+    # the closing is sized on the line ink as the mask's outline width leaves it: the slivers
+    # only the outline as drawn finds move the typical width (seed-9595 matplotlib figure 1:
+    # a 16 px closing for 13 joined small heads to outline remnants)
+    dk = dash_px if dash_px is not None else _dash_size(ink | wider, dk)
     drop_dashed_rings(ink, dk, windows)
     closed = dash_closing(ink, dk, base)
     n, labels, stats, _ = cv2.connectedComponentsWithStats(closed, connectivity=8)
@@ -439,11 +448,12 @@ def _detect(
             )
             # the head is measured against the shaft right behind it where that is thinner
             # (``headtests.neck``): a small head on a tapered shaft's thin end
-            neck = local
+            neck, behind_px = local, None
             if at.size and len(touches) <= 2:
                 widest = int(at[int(np.argmax(dtk[ys[at], xs[at]]))])
                 nk = headtests.neck(dt[ys, xs], mine, from_end, widest, tmax)
                 neck = local if nk is None else min(local, nk)
+                behind_px = headtests.behind(dt[ys, xs], mine, from_end, tmax)
             # the other tests keep the shaft a window back: thick only at the window's far rim
             # is a junction or the other end's head reaching in, not a head here (dev10: a
             # thin line's bus junction by a diamond's tip)
@@ -475,7 +485,15 @@ def _detect(
                 raw = ink[ys_abs[at], xs_abs[at]] > 0  # which fills a narrow fan into a wedge
                 behind = ran or headtests.lines_behind(xs[at][raw], ys[at][raw], end, wd)
             line.contacts.append(
-                Contact(node, (round(px, 1), round(py, 1)), head, 2 * tmax, behind, thin)
+                Contact(
+                    node,
+                    (round(px, 1), round(py, 1)),
+                    head,
+                    2 * tmax,
+                    behind,
+                    thin,
+                    behind_px,
+                )
             )
         headtests.untaper(line, dt, xs, ys, on_ridge, d2, reach + margin)
         if len(touches) == 1:
@@ -487,7 +505,16 @@ def _detect(
         if outline_only:
             continue  # what the node's erasing left of its outline (a diamond's cut tip), no line
         out.append(line)
-    return out, kept
+    return out, kept, dk
+
+
+def _dash_size(ink: np.ndarray, dk: int) -> int:
+    """The dash closing's size: dash gaps grow with the line width (OOXML's dash: gap = 3
+    widths), so at least ``DASH_GAP_WIDTHS`` typical line widths of ``ink``, and ``dk``."""
+    half_all = ridge_half(cv2.distanceTransform(ink, cv2.DIST_L2, 3))
+    if half_all is None:
+        return dk
+    return max(dk, int(round(DASH_GAP_WIDTHS * (2.0 * half_all))))
 
 
 def _strokes_as_drawn(

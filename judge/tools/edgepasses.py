@@ -562,7 +562,9 @@ def head_contrast_pass(r: Readings, found: list[Discrepancy]) -> list[Judged]:
     thicker than the end at the deck's head and ``HEAD_CONTRAST_MIN_SHAFTS`` times the shaft.
     A faithful deck has its head at the reference's thicker end, so this never fires on it
     unless the reference's tail is the thicker end (a tapered tail's blunt start stays below
-    the shaft bound). Ends read as heads are left alone: a tail on a diamond's tip reads as
+    the shaft bound), nor where the thicker end is about as thick a few of its thicknesses
+    back (``Contact.behind_px``: a tapered tail thins gradually, a head stands out from its
+    shaft). Ends read as heads are left alone: a tail on a diamond's tip reads as
     thick as a head there (its outline's remnant; seed-6262 figure 4)."""
     if r.tree is None or r.m_tree is None:
         return []
@@ -596,6 +598,11 @@ def head_contrast_pass(r: Readings, found: list[Discrepancy]) -> list[Judged]:
         if t_tail < HEAD_CONTRAST_RATIO * t_head or t_tail < HEAD_CONTRAST_MIN_SHAFTS * (
             ln.thickness_px
         ):
+            continue
+        # and stands out from the line a few of its thicknesses back, as a head does: a
+        # tapered tail's blunt start thins gradually (seed-7878 matplotlib figure 13)
+        back = next(c.behind_px for c in ln.contacts if c.node == bs)
+        if back is not None and t_tail < HEAD_CONTRAST_RATIO * back:
             continue
         why = (
             f"the reference's line, read with no direction, is {t_tail / max(t_head, 0.1):.1f} "

@@ -16,6 +16,7 @@ import numpy as np
 from judge.tools.lineink import skip_remnant
 from judge.tools.nodes import Blob
 from judge.tools.thresholds import (
+    BEHIND_BAND_HALVES,
     BLOCK_BACK_WIDTHS,
     BLOCK_HEAD_WIDTHS,
     BLOCK_SPREAD_RATIO,
@@ -126,6 +127,21 @@ def neck(
     if int(sel.sum()) < NECK_MIN_HALVES * tmax:
         return None
     return float(dt[sel].max())
+
+
+def behind(dt: np.ndarray, part: np.ndarray, d2: np.ndarray, tmax: float) -> float | None:
+    """The line's thickness (px, twice the half-width) a few end thicknesses back from an end
+    whose half-width is ``tmax``: the largest distance-transform value (``dt``, per pixel) of
+    this end's side of the line (``part``) ``BEHIND_BAND_HALVES`` half-widths from the end
+    (``d2``: squared distances from it). None where that band holds fewer than
+    ``NECK_MIN_HALVES`` half-widths of pixels (a short line). A head is past that band, so it
+    measures the shaft; a tapered tail's blunt start thins gradually and is still about as
+    thick there."""
+    lo, hi = (b * tmax for b in BEHIND_BAND_HALVES)
+    sel = part & (d2 > lo**2) & (d2 <= hi**2)
+    if int(sel.sum()) < NECK_MIN_HALVES * tmax:
+        return None
+    return round(2.0 * float(dt[sel].max()), 2)
 
 
 def thick_only_far(

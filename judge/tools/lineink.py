@@ -23,8 +23,11 @@ from judge.tools.thresholds import (
     INK_DIFF,
     LINE_INK_DIFF,
     OUTLINE_ONLY_MAX_PAST,
+    OUTLINE_PROBE_OUT_FRAC,
     OUTLINE_RIM_SLACK_PX,
     OUTLINE_SLIVER_MIN_COLOUR_FRAC,
+    OUTLINE_SLIVER_MIN_ELONGATION,
+    OUTLINE_SLIVER_MIN_TILT_DEG,
     REMNANT_FAR_FRAC,
     REMNANT_MAX_COVER,
     REMNANT_MIN_BALANCE,
@@ -44,6 +47,7 @@ def node_erase(
     ink: np.ndarray,
     text: Set[int] = frozenset(),
     own: Mapping[int, np.ndarray] | None = None,
+    wider: np.ndarray | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """What to erase of the nodes before lines are read: each endpoint's own mask and the
     slivers of its outline the mask misses, each other blob's outline ring but those of
@@ -53,7 +57,9 @@ def node_erase(
     2 px.
     ``ink``: the image's line ink; ``own``: the endpoints' :func:`own_mask`, where computed.
     Also returns the ink kept there because it is not in the node's colours
-    (:func:`_keep_foreign_ink`): a head drawn over the outline, measured as clear of the node."""
+    (:func:`_keep_foreign_ink`): a head drawn over the outline, measured as clear of the node.
+    ``wider`` (uint8, the image's shape), if given, marks the slivers found only by the
+    outline's width as drawn (:func:`_erase_outline_slivers`)."""
     erase: np.ndarray = np.zeros(img.shape[:2], np.uint8)
     for i, b in enumerate(blobs):
         if i in text and b.parent not in ep:  # free letters; a node's own label goes with it
@@ -67,7 +73,7 @@ def node_erase(
             part = ((m > 0) & ~(erode(m, s) > 0)).astype(np.uint8)
         erase[y : y + h, x : x + w] |= part
         if i in ep:
-            _erase_outline_slivers(img, b, part, erase, ink)
+            _erase_outline_slivers(img, b, part, erase, ink, wider)
     out: np.ndarray = cv2.dilate(erase, np.ones((5, 5), np.uint8))
     kept = np.zeros_like(out)
     for i in ep:
@@ -161,39 +167,131 @@ def _keep_foreign_ink(
 
 
 def _erase_outline_slivers(
-    img: np.ndarray, b: Blob, part: np.ndarray, erase: np.ndarray, ink: np.ndarray
+    img: np.ndarray,
+    b: Blob,
+    part: np.ndarray,
+    erase: np.ndarray,
+    ink: np.ndarray,
+    wider: np.ndarray | None = None,
 ) -> None:
     """Marks in ``erase`` (the image frame) the slivers of ``b``'s outline that its mask
     ``part`` (in the box's frame) misses: the openings finding blobs shave a thick outline's
     outer edge where it curves most (an ellipse's ends). Left, such a sliver joins the arrows
     on either side of the node into one line. A sliver is a piece of ``ink`` lying wholly
-    within the outline's width plus ``OUTLINE_RIM_SLACK_PX`` of the mask, mostly
-    (``OUTLINE_SLIVER_MIN_COLOUR_FRAC``) in the outline's colour or its blends with the
-    background (anti-aliasing); a head touching the node goes on into its shaft, so it is
-    never one."""
+    within the outline's width (``Blob.stroke_px``) plus ``OUTLINE_RIM_SLACK_PX`` of the
+    mask, mostly (``OUTLINE_SLIVER_MIN_COLOUR_FRAC``) in the outline's colour or its blends
+    with the background (anti-aliasing); a head touching the node goes on into its shaft, so
+    it is never one. Where the outline as drawn is wider (:func:`outline_width`: the mask
+    shaved it), a piece lying within that width is a sliver too when it is also long and
+    thin along the rim (:func:`_along_rim`): a head's barb that the node's erasing cut off
+    its shaft is not, nor is a dashed line's first dash (dev15), and in the outline's colour
+    they would go with it (seed-9595 matplotlib figure 1: black heads on black outlines).
+    Those are also marked in ``wider``, where given."""
     if b.stroke_bgr is None:
         return
-    grow = int(math.ceil(max(2.0, b.stroke_px))) + OUTLINE_RIM_SLACK_PX
+    grow0 = int(math.ceil(max(2.0, b.stroke_px))) + OUTLINE_RIM_SLACK_PX
+    grow = max(grow0, int(math.ceil(outline_width(img, b))) + OUTLINE_RIM_SLACK_PX)
     x, y, w, h = b.box
     X0, Y0 = max(0, x - grow - 1), max(0, y - grow - 1)
     X1, Y1 = min(img.shape[1], x + w + grow + 1), min(img.shape[0], y + h + grow + 1)
     mine = np.zeros((Y1 - Y0, X1 - X0), np.uint8)
     mine[y - Y0 : y - Y0 + h, x - X0 : x - X0 + w] = part
-    disk = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * grow + 1, 2 * grow + 1))
-    near = cv2.dilate(mine, disk) > 0
+
+    def grown(g: int) -> np.ndarray:
+        disk = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * g + 1, 2 * g + 1))
+        out: np.ndarray = cv2.dilate(mine, disk) > 0
+        return out
+
+    near, near0 = grown(grow), grown(grow0)
     loose = ((ink[Y0:Y1, X0:X1] > 0) & (mine == 0)).astype(np.uint8)
     n, lab = cv2.connectedComponents(loose, connectivity=8)
     if n <= 1:
         return
     beyond = np.unique(lab[~near])  # pieces reaching past the rim: lines, heads, text
+    past0 = {int(v) for v in np.unique(lab[~near0])}  # ... past the width the mask keeps
     sub = img[Y0:Y1, X0:X1].astype(np.float32)
     colour = np.asarray(b.stroke_bgr, np.float32)
     background = np.asarray(b.background_bgr, np.float32)
     for c in set(range(1, n)) - {int(v) for v in beyond}:
         sel = lab == c
         off = _off_blend(sub[sel], colour, background)
-        if float((off <= INK_DIFF).mean()) >= OUTLINE_SLIVER_MIN_COLOUR_FRAC:
-            erase[Y0:Y1, X0:X1][sel] = 1
+        if float((off <= INK_DIFF).mean()) < OUTLINE_SLIVER_MIN_COLOUR_FRAC:
+            continue
+        if c in past0:
+            if not _along_rim(sel, mine):
+                continue
+            if wider is not None:
+                wider[Y0:Y1, X0:X1][sel] = 1
+        erase[Y0:Y1, X0:X1][sel] = 1
+
+
+def _along_rim(piece: np.ndarray, mask: np.ndarray) -> bool:
+    """Whether ``piece`` (a boolean image) is long and thin along the rim of ``mask`` (uint8,
+    the same frame): its smallest rotated box ``OUTLINE_SLIVER_MIN_ELONGATION`` times as long
+    as wide, its long side across the way to the mask's nearest pixel (at least
+    ``OUTLINE_SLIVER_MIN_TILT_DEG`` from it). A line's dash ending at the rim points at the
+    mask."""
+    pts = cv2.findNonZero(piece.astype(np.uint8))
+    (cx, cy), (rw, rh), angle = cv2.minAreaRect(pts)
+    if max(rw, rh) < OUTLINE_SLIVER_MIN_ELONGATION * max(1.0, min(rw, rh)):
+        return False
+    rim = cv2.findNonZero(mask)
+    if rim is None:
+        return True
+    d = rim.reshape(-1, 2).astype(np.float64) - (cx, cy)
+    normal = d[int(np.argmin(np.hypot(d[:, 0], d[:, 1])))]
+    norm = float(np.hypot(normal[0], normal[1]))
+    if norm == 0.0:
+        return True
+    theta = math.radians(angle if rw >= rh else angle + 90.0)
+    long_axis = np.array([math.cos(theta), math.sin(theta)])
+    return abs(float(long_axis @ normal)) / norm <= math.cos(
+        math.radians(OUTLINE_SLIVER_MIN_TILT_DEG)
+    )
+
+
+def outline_width(img: np.ndarray, b: Blob) -> float:
+    """The width (px) of ``b``'s outline as drawn, where the node's mask may have shaved it:
+    the median run of outline-coloured pixels (or its blends with the background; not the
+    fill's colour) met first
+    on the four probes across the box's sides at their middles, each walked inwards from
+    ``OUTLINE_PROBE_OUT_FRAC`` of the box's short side outside it (``Blob.stroke_px`` counts
+    only the run inside the box, and the openings finding blobs shave an ellipse's ends:
+    Graphviz's 5 px outlines measured 2 px). A probe whose run starts at its first pixel
+    meets a line arriving there, not the outline's outer edge, and does not count. 0 where
+    no probe counts."""
+    if b.stroke_bgr is None:
+        return 0.0
+    x, y, w, h = b.box
+    out = max(2, int(round(OUTLINE_PROBE_OUT_FRAC * min(w, h))))
+    depth = out + max(2, min(w, h) // 3)
+    H, W = img.shape[:2]
+    colour = np.asarray(b.stroke_bgr, np.float32)
+    background = np.asarray(b.background_bgr, np.float32)
+    interior = np.asarray(b.interior_bgr, np.float32)
+    cx, cy = x + w // 2, y + h // 2
+    probes = [  # (rows, cols) from outside inwards
+        (np.full(depth, cy), np.arange(x - out, x - out + depth)),
+        (np.full(depth, cy), np.arange(x + w - 1 + out, x + w - 1 + out - depth, -1)),
+        (np.arange(y - out, y - out + depth), np.full(depth, cx)),
+        (np.arange(y + h - 1 + out, y + h - 1 + out - depth, -1), np.full(depth, cx)),
+    ]
+    runs = []
+    for rows, cols in probes:
+        ok = (rows >= 0) & (rows < H) & (cols >= 0) & (cols < W)
+        if not ok.all():
+            continue
+        px = img[rows, cols].astype(np.float32)
+        on = (_off_blend(px, colour, background) <= INK_DIFF) & (
+            np.abs(px - background).max(axis=1) > INK_DIFF
+        )
+        on &= np.abs(px - interior).max(axis=1) > INK_DIFF
+        if on[0] or not on.any():
+            continue
+        first = int(np.argmax(on))
+        after = np.flatnonzero(~on[first:])
+        runs.append(float(after[0]) if after.size else float(on.size - first))
+    return float(np.median(runs)) if runs else 0.0
 
 
 def own_ink(closed: np.ndarray, ink: np.ndarray) -> np.ndarray:

@@ -214,7 +214,9 @@ def _fill_holes(ink: np.ndarray, min_side: int, k: int, cylinders_only: bool = F
     # solids that may be nodes sitting on a loop of lines; arrowhead-sized ones (under
     # HEAD_MAX_SIDE_FACTOR node sides) do not count: an arrowhead touching an outlined node's
     # border would otherwise stop that node from being filled; nor do solids thinner than a
-    # node (the thick stub of a tapered arrow's tail on an outlined node)
+    # node (the thick stub of a tapered arrow's tail on an outlined node), nor bigger heads,
+    # shaped like a triangle, as the blob scan reads them (seed-7878 matplotlib figure 5:
+    # four 50-60 px heads on an outlined ellipse left it unfilled, and no node)
     boxes = [
         tuple(int(v) for v in stats[j, :4])
         for j in range(1, n)
@@ -222,6 +224,7 @@ def _fill_holes(ink: np.ndarray, min_side: int, k: int, cylinders_only: bool = F
         and max(stats[j, 2], stats[j, 3]) >= HEAD_MAX_SIDE_FACTOR * min_side
         and min(stats[j, 2], stats[j, 3]) >= min_side
         and j in cored
+        and not _big_head(tlab, stats[j], j, min_side)
     ]
     # the interiors of outlined boxes are holes too: a loop of lines through outlined nodes
     # is straddled by them just as by filled nodes (holes thinner than a node, a cylinder's
@@ -296,6 +299,17 @@ def _fill_holes(ink: np.ndarray, min_side: int, k: int, cylinders_only: bool = F
                 if _is_cap(cap, (x, y, w, h), tol):
                     cv2.drawContours(solid, contours, j, 1, thickness=-1)
     return solid
+
+
+def _big_head(labels: np.ndarray, stat: np.ndarray, j: int, min_side: int) -> bool:
+    """Whether solid ``j`` (``labels``' component, ``stat`` its stats row) is shaped like a big
+    arrowhead: under ``SOLID_HEAD_MAX_SIDE_FACTOR`` node sides and filling
+    ``HEAD_MIN_TRIANGLE_FILL`` of the smallest triangle round it (a disc fills 0.6, a box or a
+    diamond 0.5), as :func:`_scan` reads such solids."""
+    x, y, w, h, a = (int(v) for v in stat)
+    if max(w, h) >= SOLID_HEAD_MAX_SIDE_FACTOR * min_side:
+        return False
+    return triangle_fill(labels[y : y + h, x : x + w] == j, a) >= HEAD_MIN_TRIANGLE_FILL
 
 
 def _text_slot(ink: np.ndarray, contour: np.ndarray, box: Sequence[int]) -> bool:

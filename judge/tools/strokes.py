@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import math
 from collections import deque
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
@@ -33,6 +34,7 @@ from judge.tools.thresholds import (
     CROSSING_MAX_TURN_DEG,
     DRAWN_HEADS_MIN_WIDTH_PX,
     JUNCTION_MAX_TURN_DEG,
+    NODE_APEX_AWAY_MAX_DEG,
     NODE_APEX_MAX_OPENING_DEG,
     STRAIGHT_CORE_EXTRA_PX,
     STRAIGHT_END_MIN_PX,
@@ -105,13 +107,22 @@ class _Skeleton:
 
 
 def _apexes(
-    skel: np.ndarray, nb: np.ndarray, reach: float, at_node: np.ndarray | None = None
+    skel: np.ndarray,
+    nb: np.ndarray,
+    reach: float,
+    at_node: np.ndarray | None = None,
+    boxes: Sequence[tuple[float, float, float, float]] = (),
+    width: float = 0.0,
 ) -> np.ndarray:
     """Skeleton pixels where the path folds back sharply: two arrows meeting at one point
     (their heads merged) or a fan leaving one point skeletonise into a single bent path, with no
     junction. At such an apex both arms lie on the same side: every skeleton pixel ``reach``
     away is within ``APEX_MAX_OPENING_DEG`` of the others, in two separate pieces. Pixels near
-    a path's end see one arm only and are left out."""
+    a path's end see one arm only and are left out. Near a node (``at_node``) the opening may
+    reach ``NODE_APEX_MAX_OPENING_DEG`` when both arms lead away from the nearest of ``boxes``
+    (within ``NODE_APEX_AWAY_MAX_DEG``) or the fold lies within a line ``width`` of it:
+    arrows meeting at a node come from beyond it or reach it, an elbow line bending a few
+    pixels off a node runs on along its side (seed-8989 Graphviz figure 5)."""
     from scipy.spatial import cKDTree
 
     pts = np.argwhere(skel)
@@ -136,14 +147,40 @@ def _apexes(
             continue
         vec = (pts[ring] - p).astype(np.float64)
         vec /= np.linalg.norm(vec, axis=1, keepdims=True)
-        if float((vec @ vec.T).min()) < cos_max:
+        dots = vec @ vec.T
+        if float(dots.min()) < cos_max:
             continue  # the arms go apart (a straight or bent path): no apex
+        if float(dots.min()) < cos_far and boxes and not _arms_away(p, vec, dots, boxes, width):
+            continue  # a bend by a node, one arm along its side: no arrows meeting there
         # two arms, not one: the ring pixels fall into pieces more than 2 px apart
         rp = pts[ring]
         gaps = np.linalg.norm(rp[:, None, :] - rp[None, :, :], axis=2)
         if float(gaps.max()) > 2.5:
             out[p[0], p[1]] = True
     return out
+
+
+def _arms_away(
+    p: np.ndarray,
+    vec: np.ndarray,
+    dots: np.ndarray,
+    boxes: Sequence[tuple[float, float, float, float]],
+    touch: float,
+) -> bool:
+    """Whether the two arms of a fold at skeleton pixel ``p`` (row, col) both lead away from
+    the nearest of ``boxes``: its two most different directions (``vec``, unit (row, col)
+    vectors; ``dots`` their dot products) each within ``NODE_APEX_AWAY_MAX_DEG`` of the way
+    from the box's nearest point to ``p``. True where ``p`` lies within ``touch`` px of the
+    box (the line reaches it: an elbow's short last leg, a head, ends there)."""
+    r, c = float(p[0]), float(p[1])
+    x, y, w, h = min(boxes, key=lambda b: _box_distance(int(r), int(c), b))
+    away = np.array([r - min(max(r, y), y + h), c - min(max(c, x), x + w)])
+    norm = float(np.hypot(away[0], away[1]))
+    if norm <= touch:
+        return True
+    i, j = np.unravel_index(int(np.argmin(dots)), dots.shape)
+    cos_away = math.cos(math.radians(NODE_APEX_AWAY_MAX_DEG))
+    return bool(min(float(vec[i] @ away), float(vec[j] @ away)) / norm >= cos_away)
 
 
 def _skeleton(
@@ -162,7 +199,7 @@ def _skeleton(
     for bx, by, bw, bh in boxes:
         x0, y0 = max(0, int(bx) - prox), max(0, int(by) - prox)
         at_node[y0 : int(by + bh) + prox + 1, x0 : int(bx + bw) + prox + 1] = True
-    junction |= _apexes(skel, nb, max(6.0, 4.0 * width), at_node)
+    junction |= _apexes(skel, nb, max(6.0, 4.0 * width), at_node, boxes, width)
     # junction pixels closer than half a spur are one junction (an arrowhead's or a crossing's
     # skeleton splits into several close ones)
     rj = max(3, int(round(2.0 * width)), int(round(spur_px / 2)))
@@ -220,17 +257,44 @@ def _starts(
             if _box_distance(int(centre[0]), int(centre[1]), boxes[k]) <= hub:
                 pts[k].append((float(centre[0]), float(centre[1])))
     # a box no end or junction reaches but the skeleton passes close by (two arrows whose
-    # heads merged into one V: its apex is not an end): it stands on the nearest branch
+    # heads merged into one V: its apex is not an end): it stands on the nearest branch,
+    # where both of the path's arms there lead away from it (an elbow line bending by the
+    # box or a line running past it has an arm along its side: seed-8989 Graphviz figure 5)
     pix = np.argwhere(sk.br_lab > 0)
     for k, box in enumerate(boxes):
         if starts[k] or len(pix) == 0:
             continue
-        d = [_box_distance(int(r), int(c), box) for r, c in pix[:: max(1, len(pix) // 400)]]
+        sub = pix[:: max(1, len(pix) // 400)]
+        d = np.array([_box_distance(int(r), int(c), box) for r, c in sub])
         i = int(np.argmin(d))
         if d[i] <= radius:
-            r, c = pix[:: max(1, len(pix) // 400)][i]
+            r, c = sub[i]
+            # where a path runs along the box, every pixel as near as the nearest must pass by
+            closest = sub[d <= d[i] + 1.0]
+            if all(_passes_by(sk, q, box) for q in closest[:: max(1, len(closest) // 40)]):
+                continue
             starts[k].add((int(sk.br_lab[r, c]) - 1, 0))
     return starts
+
+
+def _passes_by(sk: _Skeleton, p: np.ndarray, box: tuple[float, float, float, float]) -> bool:
+    """Whether the skeleton runs past ``box`` at ``p``, a pixel of it nearest the box: no
+    skeleton end lies within the apex reach of ``p`` (the path does not end there, as at
+    heads pointing at the box from a gap beside it), and the path's arms there (its pixels
+    twice the apex reach away, past the barbs of heads that merged there) do not both lead
+    away from the box (:func:`_arms_away`). False where ``p`` sees fewer than two arm
+    pixels."""
+    reach = max(6.0, 4.0 * sk.width)
+    pts = np.argwhere(sk.skel)
+    dist = np.hypot(*(pts - p).T)
+    if bool((sk.nb[pts[:, 0], pts[:, 1]] <= 1)[dist <= reach].any()):
+        return False
+    ring = pts[(dist >= 2 * reach - 1.5) & (dist <= 2 * reach + 1.5)]
+    if len(ring) < 2:
+        return False
+    vec = (ring - p).astype(np.float64)
+    vec /= np.linalg.norm(vec, axis=1, keepdims=True)
+    return not _arms_away(p, vec, vec @ vec.T, [box], 0.0)
 
 
 def _alive(sk: _Skeleton, at_node: set[int], spur_px: float) -> set[int]:

@@ -54,6 +54,12 @@ NODE_APEX_MAX_OPENING_DEG = 120.0
 """... and within a few line widths of a node, where arrows into it meet and lines out of it
 fan, within this angle."""
 
+NODE_APEX_AWAY_MAX_DEG = 70.0
+"""... provided both arms lead away from the node, each within this angle of the way from the
+node's box to the fold: an elbow line bending a few widths off a node has one arm along the
+node's side (90 degrees) and is one line passing by (seed-8989 Graphviz figure 5: Sampler's line
+bending 10 px past Deploy's end was cut there and read as Sampler -> Deploy)."""
+
 STRAIGHT_MIN_INKED = 0.98
 STRAIGHT_CORE_EXTRA_PX = 1.5
 STRAIGHT_END_WIDTHS, STRAIGHT_END_MIN_PX = 3.0, 6.0
@@ -86,6 +92,23 @@ most, and the sliver left joined the arrows on either side of the node."""
 OUTLINE_SLIVER_MIN_COLOUR_FRAC = 0.5
 """... and when at least this share of the piece's pixels is the outline's colour or a blend of
 it with the background."""
+
+OUTLINE_PROBE_OUT_FRAC = 0.15
+"""A node's outline is measured as drawn (``lineink.outline_width``) on probes across its box's
+sides starting this share of the box's short side outside it: the openings finding blobs shave
+the outer edge of a thick outline where it curves most, so the box may start inside it
+(seed-8989 Graphviz figure 5: a 6 px outline at an ellipse's end, 2 px of it in the box)."""
+
+OUTLINE_SLIVER_MIN_ELONGATION = 3.0
+"""A piece of ink that lies within a node's outline as drawn but past the width its mask keeps
+is a sliver of that outline only when its smallest rotated box is this many times as long as it
+is wide: a sliver runs along the rim (seed-8989 Graphviz figure 5: 30 x 5 px), a head's barb cut
+off its shaft by the node's erasing is compact (seed-9595 matplotlib figure 1)."""
+
+OUTLINE_SLIVER_MIN_TILT_DEG = 60.0
+"""... and when its long side lies at least this far from the way to the mask's nearest pixel
+(90: square to it, along the rim): a dashed line's first dash ending at a dashed node's rim is as
+long and thin but points at the node (dev15: "set_input()" -> "Input data" lost its start)."""
 
 CLOSING_FILL_MAX_WIDTHS_SQ = 4.0
 """The dash closing also fills notches and angles within one piece of line ink. A filled region

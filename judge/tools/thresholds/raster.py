@@ -292,6 +292,14 @@ half-widths of pixels: a tapered arrow's small head sits on the thin end of a sh
 thicker a window back (seed-3737 matplotlib figure 6: a 19 px head on a shaft tapering
 13 -> 6 px)."""
 
+BEHIND_BAND_HALVES = (4.0, 8.0)
+"""An end's thickness is compared with the line's a few end thicknesses back: the thickest
+point from 4 to 8 of the end's half-widths (two to four end thicknesses) from it
+(``headtests.behind``), past any head. A reference line read with no direction points to its
+thicker end only where that end stands out from it (``HEAD_CONTRAST_RATIO``): a tapered tail's
+blunt start thins gradually (seed-7878 matplotlib figure 13: 6.6 px at the tail, 5.7 px two
+to four thicknesses back; a small open head, seed-6262 figure 1: 4.65 px against 2.74 px)."""
+
 TAPER_MIN_RATIO = 1.2
 """A line joining two nodes whose shaft, between its two head windows, is this many times
 thicker in the half by one end than in the half by the other tapers: a ``fancy`` or ``wedge``
