@@ -253,13 +253,12 @@ def _along_rim(piece: np.ndarray, mask: np.ndarray) -> bool:
 def outline_width(img: np.ndarray, b: Blob) -> float:
     """The width (px) of ``b``'s outline as drawn, where the node's mask may have shaved it:
     the median run of outline-coloured pixels (or its blends with the background; not the
-    fill's colour) met first
-    on the four probes across the box's sides at their middles, each walked inwards from
-    ``OUTLINE_PROBE_OUT_FRAC`` of the box's short side outside it (``Blob.stroke_px`` counts
-    only the run inside the box, and the openings finding blobs shave an ellipse's ends:
-    Graphviz's 5 px outlines measured 2 px). A probe whose run starts at its first pixel
-    meets a line arriving there, not the outline's outer edge, and does not count. 0 where
-    no probe counts."""
+    fill's colour) met first on the four probes across the box's sides at their middles,
+    each walked inwards from ``OUTLINE_PROBE_OUT_FRAC`` of the box's short side outside it
+    (``Blob.stroke_px`` counts only the run inside the box, and the openings finding blobs
+    shave an ellipse's ends: Graphviz's 5-6 px outlines measured 2 px). A probe whose run
+    starts at its first pixel meets a line arriving there, not the outline's outer edge, and
+    does not count. 0 where no probe counts."""
     if b.stroke_bgr is None:
         return 0.0
     x, y, w, h = b.box

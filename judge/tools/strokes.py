@@ -261,6 +261,8 @@ def _starts(
     # where both of the path's arms there lead away from it (an elbow line bending by the
     # box or a line running past it has an arm along its side: seed-8989 Graphviz figure 5)
     pix = np.argwhere(sk.br_lab > 0)
+    skel_pts = np.argwhere(sk.skel)
+    skel_ends = sk.nb[skel_pts[:, 0], skel_pts[:, 1]] <= 1
     for k, box in enumerate(boxes):
         if starts[k] or len(pix) == 0:
             continue
@@ -271,23 +273,32 @@ def _starts(
             r, c = sub[i]
             # where a path runs along the box, every pixel as near as the nearest must pass by
             closest = sub[d <= d[i] + 1.0]
-            if all(_passes_by(sk, q, box) for q in closest[:: max(1, len(closest) // 40)]):
+            if all(
+                _passes_by(sk, skel_pts, skel_ends, q, box)
+                for q in closest[:: max(1, len(closest) // 40)]
+            ):
                 continue
             starts[k].add((int(sk.br_lab[r, c]) - 1, 0))
     return starts
 
 
-def _passes_by(sk: _Skeleton, p: np.ndarray, box: tuple[float, float, float, float]) -> bool:
-    """Whether the skeleton runs past ``box`` at ``p``, a pixel of it nearest the box: no
+def _passes_by(
+    sk: _Skeleton,
+    pts: np.ndarray,
+    ends: np.ndarray,
+    p: np.ndarray,
+    box: tuple[float, float, float, float],
+) -> bool:
+    """Whether the skeleton (``pts``: its pixels; ``ends``: which of them are ends) runs past
+    ``box`` at ``p``, a pixel of it nearest the box: no
     skeleton end lies within the apex reach of ``p`` (the path does not end there, as at
     heads pointing at the box from a gap beside it), and the path's arms there (its pixels
     twice the apex reach away, past the barbs of heads that merged there) do not both lead
     away from the box (:func:`_arms_away`). False where ``p`` sees fewer than two arm
     pixels."""
     reach = max(6.0, 4.0 * sk.width)
-    pts = np.argwhere(sk.skel)
     dist = np.hypot(*(pts - p).T)
-    if bool((sk.nb[pts[:, 0], pts[:, 1]] <= 1)[dist <= reach].any()):
+    if bool(ends[dist <= reach].any()):
         return False
     ring = pts[(dist >= 2 * reach - 1.5) & (dist <= 2 * reach + 1.5)]
     if len(ring) < 2:
