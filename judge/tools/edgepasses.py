@@ -1,6 +1,6 @@
 """Stage 1 edge evidence the two raster readings alone miss, with the object tree's help.
 
-Three passes over a case's :class:`judge.tools.semantic.Readings`, each returning confirmed
+Passes over a case's :class:`judge.tools.semantic.Readings`, each returning confirmed
 discrepancies with their checks:
 
 * ``edge_tree_pass`` -- a reference edge read with its head that the deck's connector reverses
@@ -10,6 +10,9 @@ discrepancies with their checks:
   node the reference never joins it to;
 * ``head_probe_pass`` -- a reversed connector the reference's line reading did not join,
   read at the connector's own ends in both images;
+* ``crossing_probe_pass`` -- the same probe, with a clear reference head, for a reversed
+  connector whose reference line was read with no sure direction where strokes cross or fan
+  out;
 * ``head_contrast_pass`` -- a reversed connector whose reference line was read with no
   direction, told by comparing that line's two ends with each other.
 """
@@ -17,10 +20,11 @@ discrepancies with their checks:
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from typing import Any
 
 from judge.tools.arrows import LineComp
-from judge.tools.graphread import Discrepancy, Graph, normalise_label, readings_agree
+from judge.tools.graphread import Discrepancy, GEdge, Graph, normalise_label, readings_agree
 from judge.tools.readings import Judged, Readings
 from judge.tools.thresholds import (
     ACROSS_NODE_MARGIN_FRAC,
@@ -28,6 +32,7 @@ from judge.tools.thresholds import (
     HEAD_CONTRAST_MIN_SHAFTS,
     HEAD_CONTRAST_RATIO,
     HEAD_PROBE_TOLERANCE_FRAC,
+    HEAD_THICKNESS_RATIO,
 )
 
 
@@ -472,14 +477,52 @@ def head_probe_pass(r: Readings, found: list[Discrepancy]) -> list[Judged]:
     if r.tree is None or r.m_tree is None:
         return []
     seen = {d.key for d in found if d.kind in ("reversed_edge", "rewired_edge")}
-    inv_tree = {v: k for k, v in r.m_tree.pairs.items()}
     ref_pairs = {frozenset((e.src, e.dst)) for e in r.ref.edges}
+    return _probe_reversals(r, seen, lambda s, d: frozenset((s, d)) not in ref_pairs)
+
+
+def crossing_probe_pass(r: Readings, proved: list[Discrepancy]) -> list[Judged]:
+    """Reversed edges whose reference line was read with no sure direction where its strokes
+    cross or fan out (``medium`` from paired strokes, ``GEdge.crossed`` or ``GEdge.wedge``;
+    seed-8181 Graphviz figure 7). The readings' comparison leaves such a reversal unconfirmed
+    (a crossing's strokes may pair wrongly), but the heads at the deck connector's own ends do
+    not depend on that pairing: they are probed in both images as :func:`head_probe_pass`
+    does, and the reference's head at the deck's tail must be a clear one: one line behind it,
+    not a thin head the strokes decided, and ``HEAD_THICKNESS_RATIO`` times its line (heads by
+    a crossing read from its wedge failed three faithful decks: seed-7474 figure 3, seed-5656
+    figure 4, seed-3737 Graphviz figure 1). ``proved``: confirmed discrepancies only (the
+    unconfirmed reversal of the same edge is the one this confirms)."""
+    if r.tree is None or r.m_tree is None:
+        return []
+    seen = {d.key for d in proved if d.kind in ("reversed_edge", "rewired_edge")}
+    pairs: dict[frozenset[str], list[GEdge]] = {}
+    for e in r.ref.edges:
+        pairs.setdefault(frozenset((e.src, e.dst)), []).append(e)
+
+    def unsure(s: str, d: str) -> bool:
+        es = pairs.get(frozenset((s, d)), [])
+        return bool(es) and all(e.direction == "medium" and (e.crossed or e.wedge) for e in es)
+
+    return _probe_reversals(r, seen, unsure, clear_head=True)
+
+
+def _probe_reversals(
+    r: Readings,
+    seen: set[str],
+    wanted: Callable[[str, str], bool],
+    clear_head: bool = False,
+) -> list[Judged]:
+    """The probe of :func:`head_probe_pass` over the deck's one-way connectors between matched
+    nodes ``s``, ``d`` (reference ids) for which ``wanted(s, d)``; with ``clear_head``, the
+    reference's head must be no thin head and ``HEAD_THICKNESS_RATIO`` times its line."""
+    assert r.tree is not None and r.m_tree is not None
+    inv_tree = {v: k for k, v in r.m_tree.pairs.items()}
     out: list[Judged] = []
     for e in r.tree.edges:
         if e.direction != "high" or e.ends is None:
             continue
         s, d = inv_tree.get(e.src), inv_tree.get(e.dst)
-        if s is None or d is None or frozenset((s, d)) in ref_pairs:
+        if s is None or d is None or not wanted(s, d):
             continue
         rs, rd = r.m_ren.pairs.get(s), r.m_ren.pairs.get(d)
         if rs is None or rd is None:
@@ -503,6 +546,11 @@ def head_probe_pass(r: Readings, found: list[Discrepancy]) -> list[Judged]:
             continue
         if ref_t[1].lines_behind >= 2:
             continue  # the "head" is where several lines leave one point: a fan's wedge
+        ref_ln = r.ref_lines[ref_t[0]]
+        if clear_head and (
+            ref_t[1].thin_head or ref_t[1].thickness_px < HEAD_THICKNESS_RATIO * ref_ln.thickness_px
+        ):
+            continue  # a head read from a crossing's wedge, or barely thicker than its line
         if _head_of_other_edge(r, ref_t[0], s, d):
             continue
         # the reference's line runs from the deck's head end to its tail: the edge is d -> s

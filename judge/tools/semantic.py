@@ -25,6 +25,7 @@ import numpy as np
 
 from judge.tools.base import Tool, ToolContext, ToolOutput, memo
 from judge.tools.edgepasses import (
+    crossing_probe_pass,
     edge_tree_pass,
     head_contrast_pass,
     head_probe_pass,
@@ -635,9 +636,10 @@ def semantic_comparison(ctx: ToolContext) -> dict[str, Any]:
         judged += absence_pass(r, found)
         # confirmed only: an edge the readings' comparison left unconfirmed as one kind (a
         # rewire the tree does not show) may be proved another (the connector reversed)
-        for j in edge_tree_pass(r, [x.d for x in judged if x.confirmed]):
-            j.ref_box, j.cand_box = _edge_boxes(r, j.d)
-            judged.append(j)
+        for tree_pass in (edge_tree_pass, crossing_probe_pass):
+            for j in tree_pass(r, [x.d for x in judged if x.confirmed]):
+                j.ref_box, j.cand_box = _edge_boxes(r, j.d)
+                judged.append(j)
         # in turn, each skipping what the readings or an earlier pass already proved
         for edge_pass in (rewire_pass, head_probe_pass, head_contrast_pass):
             for j in edge_pass(r, found + [x.d for x in judged if x.confirmed]):
