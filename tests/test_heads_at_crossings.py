@@ -1,5 +1,7 @@
-"""A reversed arrow whose reference line crosses another, confirmed by reading both images at
-the deck connector's own ends (issue 10)."""
+"""Heads by crossings and thin heads on small images (issue 10): a reversed arrow whose
+reference line crosses another is confirmed by reading both images at the deck connector's own
+ends; a crossing a window from a node is no head there; a thin head on a line between two
+nodes needs no count of the lines behind it."""
 
 from __future__ import annotations
 
@@ -9,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from judge.render.pool import RenderPool
+from tests.test_mpl_reading import _read_graph, _seeded_reference
 from tests.test_unseen_seed_readings import _confirmed
 
 needs_dot = pytest.mark.skipif(shutil.which("dot") is None, reason="Graphviz (dot) not installed")
@@ -55,3 +58,32 @@ def test_a_reversed_arrow_at_a_crossing_is_read_at_its_ends(
         render_pool, tmp_path, png, reversed_
     )
     assert _confirmed(render_pool, tmp_path, png, faithful) == []
+
+
+def test_a_crossing_a_window_from_a_node_is_no_head_there() -> None:
+    """Seed 3434, figure 9 (drawn fresh, measured before this rule): "Softmax" -> "Merger"
+    crosses "Backbone" -> "Classifier" 45 px below "Backbone", inside the head window of the
+    line component's end there. The crossing's thick X (14 px against a 4 px shaft) was
+    taken for a head at "Backbone", and the strokes were paired through it: "Softmax" ->
+    "Backbone" was read, both lines leaving "Backbone" were lost. Thick only at the window's
+    far rim, plain shaft by the node, is no head on a line touching three or more nodes
+    either (it was tested on two-ended lines only)."""
+    img, _labels = _seeded_reference(9, seed=3434)
+    _nodes, edges, _lines = _read_graph(img)
+    for dst in ("Classifier", "Encoder"):
+        assert any(e[:2] == ("Backbone", dst) and e[2] in ("high", "medium") for e in edges), edges
+    assert not any(e[:2] == ("Softmax", "Backbone") for e in edges), edges
+
+
+def test_a_thin_head_on_a_line_between_two_nodes_needs_no_ring_past_it() -> None:
+    """Seed 3434, figure 12 (872 x 464 px, drawn fresh): the heads of "Optimizer" ->
+    "Tracker" and "Retriever" -> "Downsample" are 2.9 times their 1.9 px shafts, under the
+    strong-head ratio, so they counted only with one line behind them. On this small image
+    the rings that count them lie past the 27 px head window, and its outer part crosses the
+    barbs as two pieces: both edges were read with no direction. A line touching two nodes
+    has no fan at its ends (lines leaving one point reach a third node), so the count is not
+    asked there."""
+    img, _labels = _seeded_reference(12, seed=3434)
+    _nodes, edges, _lines = _read_graph(img)
+    assert ("Optimizer", "Tracker", "high") in edges, edges
+    assert ("Retriever", "Downsample", "high") in edges, edges

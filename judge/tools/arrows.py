@@ -455,18 +455,23 @@ def _detect(
                 neck = local if nk is None else min(local, nk)
                 behind_px = headtests.behind(dt[ys, xs], mine, from_end, tmax)
             # the other tests keep the shaft a window back: thick only at the window's far rim
-            # is a junction or the other end's head reaching in, not a head here (dev10: a
-            # thin line's bus junction by a diamond's tip)
+            # is a junction, a crossing or the other end's head reaching in, not a head here
+            # (dev10: a thin line's bus junction by a diamond's tip)
             head = tmax >= HEAD_THICKNESS_RATIO * neck and tmax >= neck + HEAD_MIN_EXTRA_PX
-            if head and len(touches) <= 2:
+            if head:
                 head = not headtests.thick_only_far(
-                    xs[at], ys[at], dt[ys[at], xs[at]], end, reach + margin, local
+                    xs[at], ys[at], dt[ys[at], xs[at]], end, reach + margin, local, len(touches) > 2
                 )
             thin = False  # a thin head with several lines behind: a head or a fan's hub
-            if head and tmax < HEAD_STRONG_RATIO * local:
+            if head and tmax < HEAD_STRONG_RATIO * local and len(touches) != 2:
                 # lines fanning out of one point overlap into a thick wedge there too, but split
                 # behind it; a head this thin counts only with one shaft behind, or (below)
-                # where the strokes show it is not a hub
+                # where the strokes show it is not a hub. A line touching two nodes has no fan at
+                # its ends (lines leaving one point reach a third node, or stop at their labels:
+                # one node touched): what split behind its thin heads was their own barbs, on
+                # small images whose head window reaches no ring past them (seed-3434
+                # matplotlib figure 12). Counting past the window where lines crowd made a fan's
+                # hub one line (``bench/mpl_smoke`` seed 4's ``simple`` arrows read backwards)
                 head = (ran if runs else headtests.lines_behind(xs[at], ys[at], end, wd)) <= 1
                 thin = not head and len(touches) >= 3
             spread, behind = headtests.end_spread(xs[at], ys[at], end, wd)

@@ -22,6 +22,7 @@ from judge.tools.thresholds import (
     BLOCK_SPREAD_RATIO,
     BLOCK_TIP_MAX_FRAC,
     BLOCK_TIP_WIDTHS,
+    CROWDED_PLAIN_MAX_SHAFTS,
     FAR_RIM_FRAC,
     HEAD_BEHIND_MAX_WIDTHS,
     HEAD_LENGTH_WIDTHS,
@@ -151,17 +152,21 @@ def thick_only_far(
     end: tuple[float, float],
     reach: float,
     shaft: float,
+    crowded: bool = False,
 ) -> bool:
     """Whether an end's window is thick only at its far rim, plain shaft near the node: the
     base of a big head at the line's other end reaching in (seed-2525 matplotlib figure 12:
-    50 px heads on a 130 px line), not a head here, whose tip would be at the node. For lines
-    with two ends (where lines cross, a thick rim is a crossing, which the fan-hub rule reads:
-    seed-4242 matplotlib figure 3)."""
+    50 px heads on a 130 px line), not a head here, whose tip would be at the node; on a line
+    touching three or more nodes, the crossing of another stroke a window's length from the
+    node (``crowded``; seed-3434 matplotlib figure 9: read as a head there, with the strokes
+    paired through it), where the ink by the node must be as plain as one shaft
+    (``CROWDED_PLAIN_MAX_SHAFTS``): heads converging side by side there are thicker."""
     d = np.hypot(xs - end[0], ys - end[1])
     if d.size == 0 or float(d[int(np.argmax(thick))]) <= FAR_RIM_FRAC * reach:
         return False
     near = d <= NEAR_PART_FRAC * reach
-    return int(near.sum()) >= 4 and float(thick[near].max()) < HEAD_THICKNESS_RATIO * shaft
+    plain = CROWDED_PLAIN_MAX_SHAFTS if crowded else HEAD_THICKNESS_RATIO
+    return int(near.sum()) >= 4 and float(thick[near].max()) < plain * shaft
 
 
 def line_axis(

@@ -328,6 +328,13 @@ NEAR_PART_FRAC = 0.5
 within ``NEAR_PART_FRAC`` of it is no thicker than a head's ``HEAD_THICKNESS_RATIO`` shafts: the
 base of the other end's big head reaching in, not a head (its tip would be at the node)."""
 
+CROWDED_PLAIN_MAX_SHAFTS = 1.3
+"""... on a line touching three or more nodes (a crossing a window's length from the node:
+seed-3434 matplotlib figure 9, 0.93 shafts by the node), only where the ink by the node is
+under this many shafts: heads converging side by side on one node keep it thicker (seed-1234
+figure 3: 1.63; seed-8181 Graphviz figure 3: 1.41; with the two-ended lines' bound instead,
+18 of 656 stored references read closer to their specs and 3 further, those two among them)."""
+
 SAME_LINE_TOL_WIDTHS = 3.0
 SAME_LINE_TOL_MIN_PX = 6.0
 """Two readings of an image found the same line joining two nodes when its ends at each node lie
