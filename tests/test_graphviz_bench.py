@@ -202,3 +202,22 @@ def test_a_line_passing_a_headed_node_is_no_sure_edge_from_it() -> None:
     _nodes, edges, _lines = _read_graph(np.asarray(img, np.uint8))
     assert ("Attention", "Labeler", "high") in edges, edges
     assert ("Labeler", "Augment", "high") not in edges, edges
+
+
+@needs_dot
+def test_a_figure_a_variant_cannot_be_built_from_is_replaced_by_the_next(tmp_path: Path) -> None:
+    """Seed 5858's figure 10 leaves no room for an extra node: it is dropped whole (reference,
+    layout files, the decks built so far), figure 11 is drawn in its place, and bench.json says
+    why; every listed task has its reference and a deck per variant."""
+    out = tmp_path / "gv"
+    labels = write_graphviz_benchmark(out, 5858, 11, variants=["overflow_label", "extra_node"])
+    bench = json.loads((out / "bench.json").read_text())
+    assert bench["tasks"][-2:] == ["g5858-gv09", "g5858-gv11"]
+    assert "no room for an extra node" in bench["skipped"]["g5858-gv10"]
+    assert not (out / "tasks" / "g5858-gv10").exists()
+    assert not list(out.rglob("g5858-gv10*"))
+    assert len(labels) == 22 and {lb.task_id for lb in labels} == set(bench["tasks"])
+    assert set(bench["folds"]) == set(bench["tasks"]) == set(bench["drawn"])
+    for tid in bench["tasks"]:
+        assert (out / "tasks" / tid / "reference.png").is_file()
+        assert (out / "candidates" / "extra_node" / f"{tid}.pptx").is_file()

@@ -15,13 +15,18 @@ The candidate decks are built from the layout Graphviz wrote, with the real-figu
 same ten variants with the same expected gates. Defect variants alternate the two faithful
 constructions over the tasks. Folds: by task index (even / odd), so a task never sits in both.
 The layout files sit outside ``tasks/`` so a judge never sees them.
+
+A drawn figure some variant cannot be built from (no room left for the extra node) is dropped
+whole, and the next seeded figure is drawn in its place (:func:`drop_task`): task ids then skip
+that index, and ``bench.json`` lists the dropped ids with the reason under ``skipped``.
 """
 
 from __future__ import annotations
 
 import json
+import shutil
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import replace
 from pathlib import Path
 
@@ -38,6 +43,9 @@ from judge.rundir import atomic_write_bytes, atomic_write_text, write_model
 from judge.schema import CaseLabel, Task
 
 DOMAIN = "graphviz-flow"
+MAX_DRAWN_PER_TASK = 3
+"""A drawn benchmark gives up (:class:`BenchmarkError`) after drawing this many figures per task
+asked for without getting that many whole tasks."""
 
 
 def _extra_clear_of_edges(fig: Fig, how: Construction) -> Built:
@@ -90,7 +98,9 @@ def write_graphviz_benchmark(
     names = prepare_out(out, tasks, variants, force, OUTPUTS)
     labels: list[CaseLabel] = []
     drawn_how: dict[str, dict[str, object]] = {}
-    for i in range(tasks):
+    ids: list[str] = []
+    skipped: dict[str, str] = {}
+    for i in drawn_indices(out, tasks, ids):
         tid = task_id_for(seed, i)
         spec = make_spec(tid, i, seed)
         drawn = draw(spec)
@@ -107,9 +117,41 @@ def write_graphviz_benchmark(
             "shapes": sorted({n.shape for n in spec.nodes}), "nodes": len(spec.nodes),
             "edges": len(spec.edges), "size": list(fig.size), "dpi": drawn.dpi,
         }  # fmt: skip
-        labels += write_variant_cases(out, fig, tid, names, CONSTRUCTIONS[i % 2], VARIANTS)
-    ids = [task_id_for(seed, i) for i in range(tasks)]
-    return finish_out(out, labels, "pptjudge generation.gvbench", seed, ids, names, drawn_how)
+        try:
+            labels += write_variant_cases(out, fig, tid, names, CONSTRUCTIONS[i % 2], VARIANTS)
+        except ValueError as exc:
+            skipped[tid] = drop_task(out, tid, exc)
+            del drawn_how[tid]
+            continue
+        ids.append(tid)
+    return finish_out(
+        out, labels, "pptjudge generation.gvbench", seed, ids, names, drawn_how, skipped
+    )
+
+
+def drawn_indices(out: Path, tasks: int, ids: list[str]) -> Iterator[int]:
+    """Figure indices to draw until ``ids`` (filled by the caller) holds ``tasks`` whole tasks;
+    :data:`MAX_DRAWN_PER_TASK` draws per task at most."""
+    for i in range(MAX_DRAWN_PER_TASK * tasks):
+        if len(ids) >= tasks:
+            return
+        yield i
+    if len(ids) < tasks:
+        raise BenchmarkError(
+            f"{out}: only {len(ids)} of {tasks} drawn figures took every variant "
+            f"({MAX_DRAWN_PER_TASK * tasks} drawn); see bench.json 'skipped' for why"
+        )
+
+
+def drop_task(out: Path, tid: str, exc: Exception) -> str:
+    """Remove what was written of task ``tid`` (reference, layout files, the decks built so
+    far), which a variant could not be built from; the reason, for ``bench.json``."""
+    shutil.rmtree(out / "tasks" / tid, ignore_errors=True)
+    for p in [out / "graphviz" / f"{tid}.dot", out / "graphviz" / f"{tid}.json"]:
+        p.unlink(missing_ok=True)
+    for deck in (out / "candidates").glob(f"*/{tid}.pptx"):
+        deck.unlink()
+    return f"{type(exc).__name__}: {exc}"
 
 
 def prepare_out(
@@ -135,6 +177,7 @@ def finish_out(
     ids: list[str],
     names: list[str],
     drawn_how: dict[str, dict[str, object]],
+    skipped: dict[str, str] | None = None,
 ) -> list[CaseLabel]:
     """Write ``labels.jsonl`` (sorted by case) and ``bench.json`` (folds by task index) of a
     drawn benchmark; returns the sorted labels."""
@@ -148,5 +191,7 @@ def finish_out(
         "folds": {t: fold_of(i) for i, t in enumerate(ids)},
         "drawn": drawn_how,
     }
+    if skipped:
+        manifest["skipped"] = skipped
     atomic_write_text(out / "bench.json", json.dumps(manifest, indent=2) + "\n")
     return labels

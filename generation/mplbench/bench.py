@@ -18,7 +18,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from generation.gvbench.bench import VARIANTS, finish_out, prepare_out
+from generation.gvbench.bench import (
+    VARIANTS,
+    drawn_indices,
+    drop_task,
+    finish_out,
+    prepare_out,
+)
 from generation.gvbench.spec import make_spec
 from generation.mplbench.draw import draw_png
 from generation.mplbench.layout import layout, make_style
@@ -49,7 +55,9 @@ def write_mpl_benchmark(
     names = prepare_out(out, tasks, variants, force, OUTPUTS)
     labels: list[CaseLabel] = []
     drawn_how: dict[str, dict[str, object]] = {}
-    for i in range(tasks):
+    ids: list[str] = []
+    skipped: dict[str, str] = {}
+    for i in drawn_indices(out, tasks, ids):
         tid = task_id_for(seed, i)
         spec = make_spec(tid, i, seed)
         fig, st = layout(spec, make_style(spec, i, seed))
@@ -64,6 +72,13 @@ def write_mpl_benchmark(
             "shapes": sorted({n.shape for n in fig.nodes}), "nodes": len(fig.nodes),
             "edges": len(fig.edges), "size": list(fig.size),
         }  # fmt: skip
-        labels += write_variant_cases(out, fig, tid, names, CONSTRUCTIONS[i % 2], VARIANTS)
-    ids = [task_id_for(seed, i) for i in range(tasks)]
-    return finish_out(out, labels, "pptjudge generation.mplbench", seed, ids, names, drawn_how)
+        try:
+            labels += write_variant_cases(out, fig, tid, names, CONSTRUCTIONS[i % 2], VARIANTS)
+        except ValueError as exc:  # a figure a variant cannot be built from: the next one
+            skipped[tid] = drop_task(out, tid, exc)
+            del drawn_how[tid]
+            continue
+        ids.append(tid)
+    return finish_out(
+        out, labels, "pptjudge generation.mplbench", seed, ids, names, drawn_how, skipped
+    )
