@@ -53,7 +53,9 @@ def truth_edges(bench: Path, task_id: str) -> list[tuple[str, str, bool]]:
     """The truth edges of one task of a benchmark written by ``generation``:
     (source label, target label, double-headed)."""
     meta = json.loads((bench / "bench.json").read_text())
-    generator = meta.get("generator", "")
+    # "pptjudge generation.realfig look=dark": the writing module is the second word
+    words = str(meta.get("generator", "")).split()
+    generator = words[1] if len(words) > 1 else "".join(words)
     if generator.endswith("generation.benchmark"):
         from judge.schema import TruthGraph
 

@@ -79,3 +79,21 @@ def test_a_reversed_edge_scores_further_and_an_unchanged_reading_is_not_listed(t
     assert r.returncode == 0, r.stderr
     assert "1 readings changed: 1 closer" in r.stdout
     assert f"- {turned}" in r.stdout
+
+
+def test_truth_of_a_real_figure_in_another_look(tmp_path: Path) -> None:
+    """Real-figure benchmarks drawn in another look name it in their generator string
+    ("pptjudge generation.realfig look=dark"); their truth is the figure's spec all the same."""
+    rd = _tool()
+    from generation.realfig.bench import SPECS
+
+    fig = SPECS[0]
+    (tmp_path / "bench.json").write_text(
+        json.dumps({"generator": "pptjudge generation.realfig look=dark"})
+    )
+    truth = rd.truth_edges(tmp_path, fig.id)
+    labels = {n.label for n in fig.nodes}
+    assert truth and all(src in labels and dst in labels for src, dst, _ in truth)
+    (tmp_path / "bench.json").write_text(json.dumps({"generator": "someone else's"}))
+    with pytest.raises(KeyError, match="unknown generator"):
+        rd.truth_edges(tmp_path, fig.id)
