@@ -11,6 +11,17 @@ import pytest
 
 from judge.render.pool import RenderPool
 
+
+@pytest.fixture(autouse=True)
+def _fresh_reference_readings() -> Iterator[None]:
+    """Each test starts without reference readings kept by another (judge.tools.base.memo keeps
+    them per process; a test that changes the reader must not meet an earlier test's)."""
+    from judge.tools.base import clear_shared_readings
+
+    clear_shared_readings()
+    yield
+
+
 # --- shared data outside the repository (real decks, real figures) ---
 
 SHARED_ENV = "PPTJUDGE_SHARED"

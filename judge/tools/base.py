@@ -11,10 +11,13 @@ that module's ``TOOLS`` list (``judge/tools/__init__.py`` collects the lists).
 
 from __future__ import annotations
 
+import copy
+import hashlib
 import inspect
 import json
 import math
 import threading
+from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -95,12 +98,90 @@ def read_zoom(width: int, height: int) -> int:
     return max(1, min(READ_MAX_ZOOM, math.ceil(READ_MIN_SIDE_PX / longest)))
 
 
+SHARED_READING_KEYS = frozenset(
+    f"{what}:reference" for what in ("ocr", "blobs", "text", "lines", "graph")
+)
+"""Memo keys whose values depend on the reference image alone: shared between the cases (and
+rounds) of one reference within a process, see :func:`memo`."""
+SHARED_READINGS_MAX = 16
+"""References whose readings a process keeps (least recently used dropped first; a 2000-px
+figure's readings take about half a megabyte)."""
+
+
+@dataclass
+class _Readings:
+    owner: object
+    """The case that read them first: only it adds to them, so they stay one consistent set."""
+    values: dict[str, Any] = field(default_factory=dict)
+    copies: dict[int, Any] = field(default_factory=dict)
+    """``copy.deepcopy`` memo of the stored values: objects shared between two readings (the
+    graph's blobs are the blobs') stay shared in the copies."""
+
+
+_READINGS: OrderedDict[str, _Readings] = OrderedDict()
+_READINGS_LOCK = threading.Lock()
+
+
+def clear_shared_readings() -> None:
+    """Forget every reference reading kept by :func:`memo` (tests that change the reader)."""
+    with _READINGS_LOCK:
+        _READINGS.clear()
+
+
+def _reference_digest(ctx: ToolContext) -> str | None:
+    """The reference file's content hash (None when it cannot be read: the reading then fails
+    in :meth:`ToolContext.image` with its own error)."""
+    if "_reference_digest" not in ctx.cache:
+        try:
+            data = ctx.reference_png.read_bytes()
+        except OSError:
+            return None
+        ctx.cache["_reference_digest"] = hashlib.sha256(data).hexdigest()
+    return str(ctx.cache["_reference_digest"])
+
+
+def _shared_reading(ctx: ToolContext, key: str, compute: Callable[[], T]) -> T:
+    """The reference reading ``key``: a private copy of the one another case of the same
+    reference image read, or read here (and kept, when this case read the reference first)."""
+    digest = _reference_digest(ctx)
+    if digest is None:
+        return compute()
+    token = ctx.cache.setdefault("_readings_token", object())
+    with _READINGS_LOCK:
+        kept = _READINGS.get(digest)
+        if kept is not None:
+            _READINGS.move_to_end(digest)
+            if key in kept.values:
+                # one deepcopy memo per case keeps the case's copies sharing what the originals
+                # shared; the kept values are never handed out, so no case sees another's edits
+                mine = ctx.cache.setdefault("_readings_copies", {})
+                return cast(T, copy.deepcopy(kept.values[key], mine))
+        else:
+            kept = _Readings(owner=token)
+            _READINGS[digest] = kept
+            while len(_READINGS) > SHARED_READINGS_MAX:
+                _READINGS.popitem(last=False)
+    value = compute()
+    if kept.owner is token:
+        with _READINGS_LOCK:
+            if key not in kept.values:
+                kept.values[key] = copy.deepcopy(value, kept.copies)
+    return value
+
+
 def memo(ctx: ToolContext, key: str, compute: Callable[[], T]) -> T:
-    """Per-case memo in ``ctx.cache``; computations of one case are serialised by a lock."""
+    """Per-case memo in ``ctx.cache``; computations of one case are serialised by a lock.
+
+    Readings of the reference image alone (:data:`SHARED_READING_KEYS`) are also kept per
+    process by the image's content, so the other cases of the same reference (a benchmark
+    judges many candidates of each) copy them instead of reading the reference again."""
     lock = ctx.cache.setdefault("_memo_lock", threading.RLock())
     with lock:
         if key not in ctx.cache:
-            ctx.cache[key] = compute()
+            if key in SHARED_READING_KEYS:
+                ctx.cache[key] = _shared_reading(ctx, key, compute)
+            else:
+                ctx.cache[key] = compute()
         return cast(T, ctx.cache[key])
 
 
