@@ -95,7 +95,8 @@ def rejudge(bench: Path, run: Path, cases: list[str]) -> dict[str, dict[str, Any
     """Gate and findings of ``cases``, judged in this process with the current code.
 
     Renders, normalised pairs and SVG exports are made once into ``run`` and reused; the
-    reference's reading is shared by the cases of one task, and OCR results are kept on disk
+    reference's reading is shared by the cases of one task (``judge.tools.base.memo`` does
+    that in every run, here as there), and OCR results are kept on disk
     by image hash (OCR is deterministic), so an iteration re-runs only the reading and the
     rules. Stage 0 is not run here: cases an earlier full run of ``run`` found invalid keep
     that result, the others are taken as valid (the real-figure decks are by construction)."""
@@ -133,7 +134,6 @@ def rejudge(bench: Path, run: Path, cases: list[str]) -> dict[str, dict[str, Any
 
     ocr_mod.ocr_image = cached_ocr  # type: ignore[assignment]
     out: dict[str, dict[str, Any]] = {}
-    shared: dict[str, dict[str, Any]] = {}
     pool: RenderPool | None = None
 
     def the_pool() -> RenderPool:
@@ -179,8 +179,6 @@ def rejudge(bench: Path, run: Path, cases: list[str]) -> dict[str, dict[str, Any
             cand = Candidate(case_id=cid, task_id=task, config_id=config, pptx=str(pptx),
                              reference=str(ref))  # fmt: skip
             ctx = make_context(cand, cd, pair, _constant(svg))
-            for key, val in shared.get(task, {}).items():
-                ctx.cache.setdefault(key, val)
             sem = drive(ctx, "semantic")
             gate, findings, reasons = "pass", [], sem.get("reasons", [])
             if not sem.get("passed"):
@@ -191,11 +189,6 @@ def rejudge(bench: Path, run: Path, cases: list[str]) -> dict[str, dict[str, Any
                     gate, reasons = "render", ren.get("reasons", [])
                 else:
                     findings = drive(ctx, "detail").get("findings", [])
-            shared[task] = {
-                k: v
-                for k, v in ctx.cache.items()
-                if k.endswith(":reference") or k == "image:reference"
-            }
             out[cid] = {"case_id": cid, "gate": gate, "findings": findings, "reasons": reasons}
             print(f"  {cid}: {gate}", file=sys.stderr, flush=True)
     finally:
