@@ -87,3 +87,18 @@ def test_a_thin_head_on_a_line_between_two_nodes_needs_no_ring_past_it() -> None
     _nodes, edges, _lines = _read_graph(img)
     assert ("Optimizer", "Tracker", "high") in edges, edges
     assert ("Retriever", "Downsample", "high") in edges, edges
+
+
+def test_heads_of_arrows_crossing_between_two_rows_are_measured_on_their_own_shaft() -> None:
+    """Seed 5858, figure 9 (752 x 813 px, drawn fresh, measured before this rule): "Memory" ->
+    "Preprocess" crosses "Detector" -> "Mask" between two rows of nodes. The dash closing
+    fills the crossing's acute angles into a blob whose ridge gave a 17 px half shaft (the
+    lines' is 4.6 px); the strokes and their heads are then read on the ink as drawn, but the
+    shaft was not measured again, and the heads' clearance off the nodes (a multiple of the
+    shaft) swallowed their windows: both edges were read with no direction and the reversed
+    deck passed. The mirrored crossing on the left, with no such blob, was read right."""
+    img, _labels = _seeded_reference(9, seed=5858)
+    _nodes, edges, _lines = _read_graph(img)
+    for src, dst in [("Memory", "Preprocess"), ("Detector", "Mask"), ("Memory", "Segment"),
+                     ("Reducer", "Mask")]:  # fmt: skip
+        assert (src, dst, "high") in edges, edges

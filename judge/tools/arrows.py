@@ -381,6 +381,12 @@ def _detect(
             if kept is not comp:
                 comp = kept
                 dt = cv2.distanceTransform(comp, cv2.DIST_L2, 3)
+                # the shaft too is measured on the ink the heads are: the closing can fill an
+                # acute crossing into a blob whose ridge passes for a shaft twice a head's width,
+                # and the heads' clearance off the nodes then swallows their windows (seed-5858
+                # matplotlib figure 9, two arrows crossing between two rows of nodes)
+                half = ridge_half(dt)
+                shaft = 1.0 if half is None else half
                 ys, xs = np.nonzero(comp)
                 xs_abs, ys_abs = xs + X0, ys + Y0
             joins, runs = (read.joins, read.runs) if read is not None else (None, {})
