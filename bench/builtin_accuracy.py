@@ -91,6 +91,33 @@ def run_judge(bench: Path, run: Path, rounds: int, workers: int) -> None:
     subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
 
 
+def cache_ocr_on_disk(folder: Path) -> None:
+    """Memoise ``judge.tools.ocr.ocr_image`` in ``folder`` by image content (OCR is
+    deterministic, and it dominates a re-reading's time). The files are this script's own
+    pickles, written atomically; point it only at a folder this script wrote."""
+    import hashlib
+    import pickle
+
+    import judge.tools.ocr as ocr_mod
+    from judge.tools.thresholds import OCR_MIN_CONFIDENCE
+
+    folder.mkdir(parents=True, exist_ok=True)
+    plain = ocr_mod.ocr_image
+
+    def cached(img: Any, min_confidence: float = OCR_MIN_CONFIDENCE) -> Any:
+        key = hashlib.sha256(img.tobytes() + str(img.shape).encode()).hexdigest()[:32]
+        f = folder / f"{key}-{min_confidence}.pkl"
+        if f.is_file():
+            return pickle.loads(f.read_bytes())
+        lines = plain(img, min_confidence)
+        tmp = f.with_suffix(f".{os.getpid()}.tmp")
+        tmp.write_bytes(pickle.dumps(lines))
+        tmp.replace(f)
+        return lines
+
+    ocr_mod.ocr_image = cached  # type: ignore[assignment]
+
+
 def rejudge(bench: Path, run: Path, cases: list[str]) -> dict[str, dict[str, Any]]:
     """Gate and findings of ``cases``, judged in this process with the current code.
 
@@ -100,12 +127,8 @@ def rejudge(bench: Path, run: Path, cases: list[str]) -> dict[str, dict[str, Any
     by image hash (OCR is deterministic), so an iteration re-runs only the reading and the
     rules. Stage 0 is not run here: cases an earlier full run of ``run`` found invalid keep
     that result, the others are taken as valid (the real-figure decks are by construction)."""
-    import hashlib
-    import pickle
-
     from langchain_core.messages import HumanMessage, ToolMessage
 
-    import judge.tools.ocr as ocr_mod
     from judge.backends.builtin import SUBMIT, BuiltinJudgeModel
     from judge.engine.graph import make_context
     from judge.render.pool import RenderPool
@@ -113,26 +136,10 @@ def rejudge(bench: Path, run: Path, cases: list[str]) -> dict[str, dict[str, Any
     from judge.rundir import CaseDir
     from judge.schema import Candidate, PairGeometry
     from judge.tools import TOOLS
-    from judge.tools.thresholds import OCR_MIN_CONFIDENCE
     from taxonomy.loader import load_taxonomy
 
     tax = load_taxonomy()
-    cache_dir = run / "ocr-cache"
-    cache_dir.mkdir(parents=True, exist_ok=True)
-    plain_ocr = ocr_mod.ocr_image
-
-    def cached_ocr(img: Any, min_confidence: float = OCR_MIN_CONFIDENCE) -> Any:
-        key = hashlib.sha256(img.tobytes() + str(img.shape).encode()).hexdigest()[:32]
-        f = cache_dir / f"{key}-{min_confidence}.pkl"
-        if f.is_file():
-            return pickle.loads(f.read_bytes())
-        lines = plain_ocr(img, min_confidence)
-        tmp = f.with_suffix(f".{os.getpid()}.tmp")
-        tmp.write_bytes(pickle.dumps(lines))
-        tmp.replace(f)
-        return lines
-
-    ocr_mod.ocr_image = cached_ocr  # type: ignore[assignment]
+    cache_ocr_on_disk(run / "ocr-cache")
     out: dict[str, dict[str, Any]] = {}
     pool: RenderPool | None = None
 

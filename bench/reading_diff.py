@@ -29,10 +29,7 @@ Real figures need ``PPTJUDGE_SHARED`` (or ``../shared``), as the benchmarks do.
 from __future__ import annotations
 
 import argparse
-import hashlib
 import json
-import os
-import pickle
 import re
 import sys
 import time
@@ -125,28 +122,6 @@ def score(edges: list[str], truth: list[list[Any]]) -> dict[str, int]:
 # reading
 
 
-def _cache_ocr(folder: Path) -> None:
-    """Memoise ``judge.tools.ocr.ocr_image`` on disk by image content."""
-    import judge.tools.ocr as ocr_mod
-    from judge.tools.thresholds import OCR_MIN_CONFIDENCE
-
-    folder.mkdir(parents=True, exist_ok=True)
-    plain = ocr_mod.ocr_image
-
-    def cached(img: Any, min_confidence: float = OCR_MIN_CONFIDENCE) -> Any:
-        key = hashlib.sha256(img.tobytes() + str(img.shape).encode()).hexdigest()[:32]
-        f = folder / f"{key}-{min_confidence}.pkl"
-        if f.is_file():
-            return pickle.loads(f.read_bytes())
-        lines = plain(img, min_confidence)
-        tmp = f.with_suffix(f".{os.getpid()}.tmp")
-        tmp.write_bytes(pickle.dumps(lines))
-        tmp.replace(f)
-        return lines
-
-    ocr_mod.ocr_image = cached
-
-
 def read_reference(path: Path) -> dict[str, Any]:
     """The reader's graph of one reference image: node labels and edges as text."""
     import cv2
@@ -214,7 +189,9 @@ def cmd_build(args: argparse.Namespace) -> int:
 
 def cmd_read(args: argparse.Namespace) -> int:
     if args.ocr_cache:
-        _cache_ocr(args.ocr_cache)
+        from builtin_accuracy import cache_ocr_on_disk
+
+        cache_ocr_on_disk(args.ocr_cache)
     refs = references(args.root, args.only)
     if not refs:
         print(f"{args.root}: no */tasks/*/reference.png here", file=sys.stderr)

@@ -117,13 +117,7 @@ def write_graphviz_benchmark(
             "shapes": sorted({n.shape for n in spec.nodes}), "nodes": len(spec.nodes),
             "edges": len(spec.edges), "size": list(fig.size), "dpi": drawn.dpi,
         }  # fmt: skip
-        try:
-            labels += write_variant_cases(out, fig, tid, names, CONSTRUCTIONS[i % 2], VARIANTS)
-        except ValueError as exc:
-            skipped[tid] = drop_task(out, tid, exc)
-            del drawn_how[tid]
-            continue
-        ids.append(tid)
+        keep_task(out, fig, tid, names, CONSTRUCTIONS[i % 2], (labels, ids, skipped, drawn_how))
     return finish_out(
         out, labels, "pptjudge generation.gvbench", seed, ids, names, drawn_how, skipped
     )
@@ -141,6 +135,27 @@ def drawn_indices(out: Path, tasks: int, ids: list[str]) -> Iterator[int]:
             f"{out}: only {len(ids)} of {tasks} drawn figures took every variant "
             f"({MAX_DRAWN_PER_TASK * tasks} drawn); see bench.json 'skipped' for why"
         )
+
+
+def keep_task(
+    out: Path,
+    fig: Fig,
+    tid: str,
+    names: list[str],
+    how: Construction,
+    into: tuple[list[CaseLabel], list[str], dict[str, str], dict[str, dict[str, object]]],
+) -> None:
+    """Build drawn task ``tid``'s deck for each variant in ``names`` and add them and the task
+    to ``into`` (labels, task ids, skipped, how each was drawn); a figure some variant cannot be
+    built from is dropped (:func:`drop_task`), its reason kept under ``skipped``."""
+    labels, ids, skipped, drawn_how = into
+    try:
+        labels.extend(write_variant_cases(out, fig, tid, names, how, VARIANTS))
+    except ValueError as exc:
+        skipped[tid] = drop_task(out, tid, exc)
+        del drawn_how[tid]
+        return
+    ids.append(tid)
 
 
 def drop_task(out: Path, tid: str, exc: Exception) -> str:

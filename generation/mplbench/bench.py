@@ -19,16 +19,14 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from generation.gvbench.bench import (
-    VARIANTS,
     drawn_indices,
-    drop_task,
     finish_out,
+    keep_task,
     prepare_out,
 )
 from generation.gvbench.spec import make_spec
 from generation.mplbench.draw import draw_png
 from generation.mplbench.layout import layout, make_style
-from generation.realfig.bench import write_variant_cases
 from generation.realfig.deck import CONSTRUCTIONS
 from judge.rundir import atomic_write_bytes, write_model
 from judge.schema import CaseLabel, Task
@@ -72,13 +70,7 @@ def write_mpl_benchmark(
             "shapes": sorted({n.shape for n in fig.nodes}), "nodes": len(fig.nodes),
             "edges": len(fig.edges), "size": list(fig.size),
         }  # fmt: skip
-        try:
-            labels += write_variant_cases(out, fig, tid, names, CONSTRUCTIONS[i % 2], VARIANTS)
-        except ValueError as exc:  # a figure a variant cannot be built from: the next one
-            skipped[tid] = drop_task(out, tid, exc)
-            del drawn_how[tid]
-            continue
-        ids.append(tid)
+        keep_task(out, fig, tid, names, CONSTRUCTIONS[i % 2], (labels, ids, skipped, drawn_how))
     return finish_out(
         out, labels, "pptjudge generation.mplbench", seed, ids, names, drawn_how, skipped
     )
