@@ -240,6 +240,26 @@ def gate_changes(
     return out
 
 
+def verdict_changes(
+    labels: dict[str, dict[str, Any]],
+    before: dict[str, dict[str, Any]],
+    after: dict[str, dict[str, Any]],
+) -> list[str]:
+    """Cases judged on both sides with the same gate but other gate reasons or Stage 3
+    findings: a change that moves no gate may still move what a verdict says."""
+    out = []
+    for cid in sorted(labels):
+        old, new = before.get(cid), after.get(cid)
+        if not old or not new or old.get("gate") != new.get("gate"):
+            continue
+        if any(
+            json.dumps(old.get(k), sort_keys=True) != json.dumps(new.get(k), sort_keys=True)
+            for k in ("reasons", "findings")
+        ):
+            out.append(cid)
+    return out
+
+
 def report(title: str, labels: dict[str, dict[str, Any]], results: dict[str, dict[str, Any]],
            show_misses: bool, all_faithful: bool = False) -> dict[str, float]:  # fmt: skip
     """Print the confusion matrix, agreement, kappa, faithful passed (variants named
@@ -416,8 +436,10 @@ def main() -> int:
             before = read_jsonl(args.against)
             changes = gate_changes(labels, before, results)
             tally = Counter(how for _c, how, *_ in changes)
+            said = verdict_changes(labels, before, results)
             print(f"  against {args.against}: {tally['fixed']} fixed, {tally['broke']} broke, "
-                  f"{tally['changed']} changed")  # fmt: skip
+                  f"{tally['changed']} changed; {len(said)} with the same gate but other "
+                  "reasons or findings")  # fmt: skip
             for cid, how_, old, new, want in changes:
                 print(f"    {how_:7} {cid}: {old} -> {new} (label: {want})")
         if kind in ("real", "graphviz", "mpl", "robust"):

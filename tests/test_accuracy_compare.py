@@ -6,8 +6,9 @@ import json
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
-from bench.builtin_accuracy import gate_changes, read_jsonl, save_results
+from bench.builtin_accuracy import gate_changes, read_jsonl, save_results, verdict_changes
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -41,6 +42,25 @@ def test_gate_changes_name_what_a_change_fixed_and_broke() -> None:
         ("style_change/t1", "changed", "render", "semantic", "pass"),
     ]
     assert gate_changes(LABELS, after, after) == []
+
+
+def test_verdict_changes_name_cases_whose_reasons_or_findings_moved() -> None:
+    """Same gate, other reasons or findings: listed apart from the gate changes; a case whose
+    gate moved, or that one side lacks, is gate_changes' business."""
+    before: dict[str, dict[str, Any]] = {
+        "faithful_shapes/t1": {"gate": "pass", "reasons": [], "findings": [{"subtype": "a"}]},
+        "reversed_edge/t1": {"gate": "semantic", "reasons": [{"evidence": "x"}], "findings": []},
+        "missing_node/t1": {"gate": "semantic", "reasons": [], "findings": []},
+        "layout_shift/t1": {"gate": "pass", "reasons": [], "findings": []},
+    }
+    after: dict[str, dict[str, Any]] = {
+        "faithful_shapes/t1": {"gate": "pass", "reasons": [], "findings": [{"subtype": "b"}]},
+        "reversed_edge/t1": {"gate": "semantic", "reasons": [{"evidence": "y"}], "findings": []},
+        "missing_node/t1": {"gate": "pass", "reasons": [], "findings": []},
+        "layout_shift/t1": {"gate": "pass", "reasons": [], "findings": []},
+    }
+    assert verdict_changes(LABELS, before, after) == ["faithful_shapes/t1", "reversed_edge/t1"]
+    assert verdict_changes(LABELS, after, after) == []
 
 
 def test_saved_results_read_back_for_against(tmp_path: Path) -> None:
