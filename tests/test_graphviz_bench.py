@@ -221,3 +221,24 @@ def test_a_figure_a_variant_cannot_be_built_from_is_replaced_by_the_next(tmp_pat
     for tid in bench["tasks"]:
         assert (out / "tasks" / tid / "reference.png").is_file()
         assert (out / "candidates" / "extra_node" / f"{tid}.pptx").is_file()
+
+
+@needs_dot
+def test_a_benchmark_no_drawn_figure_fits_says_why(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every drawn figure refused by a variant: after MAX_DRAWN_PER_TASK draws per task the
+    build stops with a BenchmarkError naming the folder and the variant's reason."""
+    from dataclasses import replace
+
+    import generation.gvbench.bench as gvb
+    from judge.errors import BenchmarkError
+
+    def never(fig: Any, how: Any) -> Any:
+        raise ValueError(f"{fig.id}: no room for an extra node")
+
+    monkeypatch.setitem(gvb.VARIANTS, "extra_node", replace(gvb.VARIANTS["extra_node"], make=never))
+    out = tmp_path / "gv"
+    with pytest.raises(BenchmarkError, match=r"only 0 of 1 .*3 drawn; dropped for: .*no room"):
+        write_graphviz_benchmark(out, 5858, 1, variants=["extra_node"])
+    assert not list((out / "tasks").iterdir())

@@ -13,7 +13,8 @@
 The candidate decks are built from the layout Graphviz wrote, with the real-figure deck builder
 (:mod:`generation.realfig.deck`) and its variants (:mod:`generation.realfig.variants`): the
 same ten variants with the same expected gates. Defect variants alternate the two faithful
-constructions over the tasks. Folds: by task index (even / odd), so a task never sits in both.
+constructions over the tasks. Folds: by the task's place in the list (even / odd; its index
+unless a figure was dropped), so a task never sits in both.
 The layout files sit outside ``tasks/`` so a judge never sees them.
 
 A drawn figure some variant cannot be built from (no room left for the extra node) is dropped
@@ -100,7 +101,7 @@ def write_graphviz_benchmark(
     drawn_how: dict[str, dict[str, object]] = {}
     ids: list[str] = []
     skipped: dict[str, str] = {}
-    for i in drawn_indices(out, tasks, ids):
+    for i in drawn_indices(out, tasks, ids, skipped):
         tid = task_id_for(seed, i)
         spec = make_spec(tid, i, seed)
         drawn = draw(spec)
@@ -123,17 +124,19 @@ def write_graphviz_benchmark(
     )
 
 
-def drawn_indices(out: Path, tasks: int, ids: list[str]) -> Iterator[int]:
+def drawn_indices(out: Path, tasks: int, ids: list[str], skipped: dict[str, str]) -> Iterator[int]:
     """Figure indices to draw until ``ids`` (filled by the caller) holds ``tasks`` whole tasks;
-    :data:`MAX_DRAWN_PER_TASK` draws per task at most."""
+    :data:`MAX_DRAWN_PER_TASK` draws per task at most (``skipped``: why figures were dropped,
+    named in the error)."""
     for i in range(MAX_DRAWN_PER_TASK * tasks):
         if len(ids) >= tasks:
             return
         yield i
     if len(ids) < tasks:
+        why = "; ".join(sorted(set(skipped.values()))[:3])
         raise BenchmarkError(
             f"{out}: only {len(ids)} of {tasks} drawn figures took every variant "
-            f"({MAX_DRAWN_PER_TASK * tasks} drawn); see bench.json 'skipped' for why"
+            f"({MAX_DRAWN_PER_TASK * tasks} drawn; dropped for: {why})"
         )
 
 
