@@ -34,7 +34,7 @@ import re
 import sys
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
@@ -123,23 +123,25 @@ def score(edges: list[str], truth: list[list[Any]]) -> dict[str, int]:
 
 
 def read_reference(path: Path) -> dict[str, Any]:
-    """The reader's graph of one reference image: node labels and edges as text."""
-    import cv2
+    """The reader's graph of one reference image, read as the judge reads it
+    (:func:`judge.tools.graphs.raster_graph`: enlarged when small, OCR in that frame): node
+    labels and edges as text."""
+    from judge.schema import PairGeometry
+    from judge.tools.base import ToolContext, ToolUsageError
+    from judge.tools.graphs import raster_graph
 
-    import judge.tools.ocr as ocr_mod
-    from judge.tools.arrows import read_lines
-    from judge.tools.graphread import read_raster_graph
-    from judge.tools.nodes import detect_blobs
-    from judge.tools.nodetext import with_node_text
-
-    img = cv2.imread(str(path))
-    if img is None:
-        raise ValueError(f"{path}: not an image OpenCV can read")
-    blobs = detect_blobs(img)
-    ocr = with_node_text(img, blobs, ocr_mod.ocr_image(img))
-    lines, pills = read_lines(img, blobs, ocr)
-    h, w = img.shape[:2]
-    g = read_raster_graph("reference", (w, h), blobs, lines, ocr, img, pills)
+    # only the reference is looked at: the other images and the pair are never opened
+    ctx = ToolContext(
+        pptx=path,
+        reference_png=path,
+        render_png=path,
+        pair_png=path,
+        pair=cast(PairGeometry, None),
+    )
+    try:
+        g = raster_graph(ctx, "reference")
+    except ToolUsageError as exc:
+        raise ValueError(f"{path}: {exc}") from exc
     lab = {n.id: n.label for n in g.nodes}
     return {
         "nodes": sorted(lab.values()),
