@@ -97,3 +97,18 @@ def test_truth_of_a_real_figure_in_another_look(tmp_path: Path) -> None:
     (tmp_path / "bench.json").write_text(json.dumps({"generator": "someone else's"}))
     with pytest.raises(KeyError, match="unknown generator"):
         rd.truth_edges(tmp_path, fig.id)
+
+
+@pytest.mark.skipif(shutil.which("dot") is None, reason="Graphviz (dot) not installed")
+def test_build_draws_each_benchmark_once_and_asks_for_one(tmp_path: Path) -> None:
+    """``build`` writes ROOT/<name> per benchmark named, keeps what is there, and says what to
+    name when nothing is."""
+    script = [sys.executable, str(ROOT / "bench" / "reading_diff.py"), "build", str(tmp_path)]
+    args = ["--graphviz", "8181", "--tasks-graphviz", "1"]
+    r = subprocess.run(script + args, capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr
+    assert (tmp_path / "gv8181" / "tasks" / "g8181-gv00" / "reference.png").is_file()
+    r = subprocess.run(script + args, capture_output=True, text=True, timeout=300)
+    assert "already built" in r.stdout
+    r = subprocess.run(script, capture_output=True, text=True, timeout=60)
+    assert r.returncode == 2 and "nothing to build" in r.stderr
