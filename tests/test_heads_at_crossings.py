@@ -102,3 +102,19 @@ def test_heads_of_arrows_crossing_between_two_rows_are_measured_on_their_own_sha
     for src, dst in [("Memory", "Preprocess"), ("Detector", "Mask"), ("Memory", "Segment"),
                      ("Reducer", "Mask")]:  # fmt: skip
         assert (src, dst, "high") in edges, edges
+
+
+def test_short_arrows_from_a_node_past_an_edge_label_are_no_letters_of_it() -> None:
+    """Seed 6969, figure 3 (drawn fresh, measured before this rule): "Deploy" sends two 66 px
+    arrows to "Scheduler" and "Normalize", with the edge label "tokens" between them. OCR's
+    padded box round the label (38 px tall for 15 px letters) held both arrows whole, so they
+    were erased as its letters: "Deploy" joined nothing, "Cluster" (behind the label "data")
+    lost its lines too, and the reference read 4 of its 10 edges. A long piece of ink leaving a
+    node is a line's end, not a letter."""
+    img, _labels = _seeded_reference(3, seed=6969)
+    _nodes, edges, _lines = _read_graph(img)
+    joined = {frozenset(e[:2]) for e in edges}
+    for dst in ("Scheduler", "Normalize"):
+        assert frozenset(("Deploy", dst)) in joined, edges
+    assert ("Normalize", "Cluster", "high") in edges
+    assert ("Cluster", "Validate", "high") in edges

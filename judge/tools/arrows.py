@@ -295,7 +295,7 @@ def _detect(
     blocks = label_blocks(list(text_boxes))
     windows: np.ndarray = np.zeros(shape[:2], np.uint8)
     heights = text_heights or [b[3] for b in text_boxes]
-    erase_text(ink, text_boxes, heights, windows)
+    erase_text(ink, text_boxes, heights, windows, erase)
     base = dk
     # the closing is sized on the line ink as the mask's outline width leaves it: the slivers
     # only the outline as drawn finds move the typical width (seed-9595 matplotlib figure 1:

@@ -36,6 +36,7 @@ from judge.tools.thresholds import (
     REMNANT_STEADY_SLICES,
     STRAIGHT_MIN_INKED,
     TEXT_ERASE_MARGIN_FRAC,
+    TEXT_NODE_PIECE_MIN_HEIGHTS,
     TEXT_PAST_BOX_PX,
 )
 
@@ -427,18 +428,23 @@ def erase_text(
     boxes: Sequence[tuple[float, float, float, float]],
     heights: Sequence[float],
     windows: np.ndarray,
+    nodes: np.ndarray | None = None,
 ) -> None:
     """Erase (in place) the ink of the free text in ``boxes`` (letters ``heights`` tall): the
     pieces of ink that lie within a box grown by ``TEXT_ERASE_MARGIN_FRAC`` of its letters'
     height (a label set at an angle has a box far taller than its letters). Pieces reaching
     the window's edge are lines running past or through the label and are kept; so are pieces
     running past the box itself on both sides, which no letter of it does (a short arrow right
-    above its label, within the margin at either end: seed-4141 matplotlib figure 0). Each
+    above its label, within the margin at either end: seed-4141 matplotlib figure 0), and,
+    given the erased ``nodes`` (a mask), long pieces leaving one of them
+    (``TEXT_NODE_PIECE_MIN_HEIGHTS``: a short arrow from a node past its label). Each
     window is marked in ``windows``: the dashes of a panel border running past a title are
     pieces within it. Then the letters touching lines that run through a box are erased
     (:func:`_through_box`), the lines kept; their strokes are measured on the letters standing
     free in that box, or in all the boxes when none there does."""
-    found = [_free_letters(ink, box, th, windows) for box, th in zip(boxes, heights, strict=True)]
+    found = [
+        _free_letters(ink, box, th, windows, nodes) for box, th in zip(boxes, heights, strict=True)
+    ]
     strokes = [f[3] for f in found if f is not None and f[3] is not None]
     every = float(np.median(strokes)) if strokes else None
     for f in found:
@@ -449,7 +455,11 @@ def erase_text(
 
 
 def _free_letters(
-    ink: np.ndarray, box: tuple[float, float, float, float], th: float, windows: np.ndarray
+    ink: np.ndarray,
+    box: tuple[float, float, float, float],
+    th: float,
+    windows: np.ndarray,
+    nodes: np.ndarray | None = None,
 ) -> (
     tuple[
         np.ndarray,
@@ -475,6 +485,11 @@ def _free_letters(
     h, w = sub.shape
     x, y, cw, ch = st[1:, 0], st[1:, 1], st[1:, 2], st[1:, 3]
     inside = (x > 0) & (y > 0) & (x + cw < w) & (y + ch < h)
+    if nodes is not None:
+        # a long piece leaving an erased node is a line's end, however short the line
+        rim = cv2.dilate(nodes[y0:y1, x0:x1], np.ones((3, 3), np.uint8)) > 0
+        touching = np.isin(np.arange(1, _n), np.unique(lab[rim & (sub > 0)]))
+        inside &= ~(touching & (np.maximum(cw, ch) >= TEXT_NODE_PIECE_MIN_HEIGHTS * th))
     bx0, by0 = tx - x0 - TEXT_PAST_BOX_PX, ty - y0 - TEXT_PAST_BOX_PX
     bx1, by1 = tx + tw - x0 + TEXT_PAST_BOX_PX, ty + bh - y0 + TEXT_PAST_BOX_PX
     past = ((x < bx0) & (x + cw > bx1)) | ((y < by0) & (y + ch > by1))

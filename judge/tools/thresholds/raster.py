@@ -254,6 +254,14 @@ GLYPH_LINE_RING_MARGINS = 3
 """The width of lines running through a label's window is measured on their ink outside the
 window, out to this many erasing margins (``TEXT_ERASE_MARGIN_FRAC``) beyond it."""
 
+TEXT_NODE_PIECE_MIN_HEIGHTS = 1.5
+"""A piece of ink in a label's erasing window that leaves an erased node and runs at least this
+many of the label's letter heights (``OcrLine.text_height``: OCR's padded box) is a line's end,
+not a letter, and stays: a short arrow from a node runs past an edge label within its window
+(seed-6969 matplotlib figure 3: "tokens" between two 66 px arrows leaving "Deploy", both erased
+as its letters). A letter set against a node (an edge label touching a diamond's tip) is
+shorter."""
+
 TEXT_PAST_BOX_PX = 2
 """A piece of ink in a label's erasing window that runs this far past the label's OCR box on
 both sides (left and right, or top and bottom) is no letter of it but a short line beside it,
