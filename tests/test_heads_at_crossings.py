@@ -118,3 +118,20 @@ def test_short_arrows_from_a_node_past_an_edge_label_are_no_letters_of_it() -> N
         assert frozenset(("Deploy", dst)) in joined, edges
     assert ("Normalize", "Cluster", "high") in edges
     assert ("Cluster", "Validate", "high") in edges
+
+
+def test_heads_on_thin_slanted_lines_are_measured_against_their_stroke_width() -> None:
+    """Seed 6969, figure 3 again: the arrows leaving "Deploy" and those reaching "Validate"
+    are 4.1 px lines at 10-15 degrees. Their ridge reads 2.74-2.87 px on the distance
+    transform's steps where a level 4.1 px line's reads 1.91, so their 4.65 px heads fell
+    under 1.7 shafts and all four read with no direction. Within a step of half the stroke
+    width (twice area over perimeter), the head is measured against that."""
+    img, _labels = _seeded_reference(3, seed=6969)
+    _nodes, edges, _lines = _read_graph(img)
+    for src, dst in [
+        ("Deploy", "Scheduler"),
+        ("Deploy", "Normalize"),
+        ("Reducer", "Validate"),
+        ("Cluster", "Validate"),
+    ]:
+        assert (src, dst, "high") in edges, edges
