@@ -59,6 +59,7 @@ from judge.tools.thresholds import (
     MIN_EDGE_LENGTH_PER_KPX,
     PILL_NODE_MIN_PARTNERS,
     REMNANT_WIDE_REACHES,
+    SHAFT_DT_MIN_WIDTH_PX,
     SHAFT_DT_SLACK_PX,
     SHAFT_DT_STEP_PX,
     STROKE_SPUR_PER_KPX,
@@ -465,7 +466,7 @@ def _detect(
                 # than a level one (seed-6969 matplotlib figure 3: 2.74 against 1.91 px for
                 # 4.1 px lines): within a step of half its stroke width measured finer, the
                 # head is measured against that (``SHAFT_DT_STEP_PX``)
-                if neck <= wd / 2.0 + SHAFT_DT_STEP_PX:
+                if wd >= SHAFT_DT_MIN_WIDTH_PX and neck <= wd / 2.0 + SHAFT_DT_STEP_PX:
                     neck = min(neck, wd / 2.0 + SHAFT_DT_SLACK_PX)
                 behind_px = headtests.behind(dt[ys, xs], mine, from_end, tmax)
             # the other tests keep the shaft a window back: thick only at the window's far rim

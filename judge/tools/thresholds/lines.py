@@ -254,6 +254,7 @@ DASH_JOIN_FACTOR = 3
 """Dashed runs within this many closing widths of each other are one line (an elbow's corner
 can fall in a dash gap wider than the closing bridges)."""
 
+SHAFT_DT_MIN_WIDTH_PX = 3.0
 SHAFT_DT_STEP_PX = 1.0
 SHAFT_DT_SLACK_PX = 0.5
 """The distance transform's steps make a thin slanted shaft read about a step thicker than a
@@ -264,4 +265,7 @@ width (``LineComp.thickness_px``: twice area over perimeter, finer than those st
 head is measured against that half width plus ``SHAFT_DT_SLACK_PX``. A shaft reading
 thicker still is something else (lines merged by the closing, a light line's faint edges)
 and is kept: applied there too, 16 readings of the 696 stored references came closer to
-their specs and 13 went further; within a step, 11 closer and 1 further."""
+their specs and 13 went further; within a step, 11 closer and 1 further. Lines under
+``SHAFT_DT_MIN_WIDTH_PX`` wide (as read: a tiny figure's faint lines, enlarged) keep their
+ridge: so few pixels do not tell a head from a line's own end (dev10 in the tiny look: both
+faithful decks it passed failed)."""
