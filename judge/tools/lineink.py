@@ -25,7 +25,6 @@ from judge.tools.thresholds import (
     OUTLINE_ONLY_MAX_PAST,
     OUTLINE_PROBE_OUT_FRAC,
     OUTLINE_RIM_SLACK_PX,
-    OUTLINE_SHAVE_MAX_FRAC,
     OUTLINE_SLIVER_MIN_COLOUR_FRAC,
     OUTLINE_SLIVER_MIN_ELONGATION,
     OUTLINE_SLIVER_MIN_TILT_DEG,
@@ -188,17 +187,14 @@ def _erase_outline_slivers(
     thin along the rim (:func:`_along_rim`): a head's barb that the node's erasing cut off
     its shaft is not, nor is a dashed line's first dash (dev15), and in the outline's colour
     they would go with it (seed-9595 matplotlib figure 1: black heads on black outlines).
-    Those are also marked in ``wider``, where given. So is a piece out to
-    ``OUTLINE_SHAVE_MAX_FRAC`` of the node's shorter side, long and thin along the rim: the
-    opening shaves a flat ellipse's ends deeper than its outline's width."""
+    Those are also marked in ``wider``, where given."""
     if b.stroke_bgr is None:
         return
     grow0 = int(math.ceil(max(2.0, b.stroke_px))) + OUTLINE_RIM_SLACK_PX
     grow = max(grow0, int(math.ceil(outline_width(img, b))) + OUTLINE_RIM_SLACK_PX)
     x, y, w, h = b.box
-    shave = max(grow, int(OUTLINE_SHAVE_MAX_FRAC * min(w, h)))
-    X0, Y0 = max(0, x - shave - 1), max(0, y - shave - 1)
-    X1, Y1 = min(img.shape[1], x + w + shave + 1), min(img.shape[0], y + h + shave + 1)
+    X0, Y0 = max(0, x - grow - 1), max(0, y - grow - 1)
+    X1, Y1 = min(img.shape[1], x + w + grow + 1), min(img.shape[0], y + h + grow + 1)
     mine = np.zeros((Y1 - Y0, X1 - X0), np.uint8)
     mine[y - Y0 : y - Y0 + h, x - X0 : x - X0 + w] = part
 
@@ -207,12 +203,12 @@ def _erase_outline_slivers(
         out: np.ndarray = cv2.dilate(mine, disk) > 0
         return out
 
-    near0, near_shaved = grown(grow0), grown(shave)
+    near, near0 = grown(grow), grown(grow0)
     loose = ((ink[Y0:Y1, X0:X1] > 0) & (mine == 0)).astype(np.uint8)
     n, lab = cv2.connectedComponents(loose, connectivity=8)
     if n <= 1:
         return
-    beyond = np.unique(lab[~near_shaved])  # pieces reaching past the rim: lines, heads, text
+    beyond = np.unique(lab[~near])  # pieces reaching past the rim: lines, heads, text
     past0 = {int(v) for v in np.unique(lab[~near0])}  # ... past the width the mask keeps
     sub = img[Y0:Y1, X0:X1].astype(np.float32)
     colour = np.asarray(b.stroke_bgr, np.float32)

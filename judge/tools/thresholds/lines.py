@@ -89,12 +89,6 @@ width outside the node's mask, where the pixels are its outline colour (or a ble
 background): the openings finding blobs shave a thick outline's outer edge where it curves
 most, and the sliver left joined the arrows on either side of the node."""
 
-OUTLINE_SHAVE_MAX_FRAC = 0.15
-"""... and, long and thin along the rim (``_along_rim``), out to this share of the node's
-shorter side: the square opening finding blobs shaves a flat ellipse's ends deeper than its
-outline's width (seed-6969 matplotlib figure 1's render: 10 px off a 140 px ellipse), and the
-crescent left there joined a line passing 17 px away to the node."""
-
 OUTLINE_SLIVER_MIN_COLOUR_FRAC = 0.5
 """... and when at least this share of the piece's pixels is the outline's colour or a blend of
 it with the background."""
