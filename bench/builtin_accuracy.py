@@ -246,11 +246,15 @@ def verdict_changes(
     after: dict[str, dict[str, Any]],
 ) -> list[str]:
     """Cases judged on both sides with the same gate but other gate reasons or Stage 3
-    findings: a change that moves no gate may still move what a verdict says."""
+    findings: a change that moves no gate may still move what a verdict says. Only results
+    saved by ``--save`` on both sides are compared: a run's ``results.jsonl`` holds no gate
+    reasons and its findings are merged over the rounds, so every case would differ."""
     out = []
     for cid in sorted(labels):
         old, new = before.get(cid), after.get(cid)
         if not old or not new or old.get("gate") != new.get("gate"):
+            continue
+        if "reasons" not in old or "reasons" not in new:
             continue
         if any(
             json.dumps(old.get(k), sort_keys=True) != json.dumps(new.get(k), sort_keys=True)
@@ -382,7 +386,8 @@ def main() -> int:
         "--against",
         type=Path,
         help="an earlier --save (or a run's results.jsonl): list the cases whose gate changed, "
-        "each marked fixed, broke or changed; one benchmark at a time",
+        "each marked fixed, broke or changed, and count those with the same gate but other "
+        "reasons or findings (--save on both sides only); one benchmark at a time",
     )
     ap.add_argument(
         "--look",
@@ -437,9 +442,12 @@ def main() -> int:
             changes = gate_changes(labels, before, results)
             tally = Counter(how for _c, how, *_ in changes)
             said = verdict_changes(labels, before, results)
+            saved = all("reasons" in r for r in [*before.values(), *results.values()])
+            moved = (f"{len(said)} with the same gate but other reasons or findings" if saved
+                     else "reasons and findings not compared (a run's results.jsonl on one "
+                     "side: no gate reasons, findings merged over rounds)")  # fmt: skip
             print(f"  against {args.against}: {tally['fixed']} fixed, {tally['broke']} broke, "
-                  f"{tally['changed']} changed; {len(said)} with the same gate but other "
-                  "reasons or findings")  # fmt: skip
+                  f"{tally['changed']} changed; {moved}")  # fmt: skip
             for cid, how_, old, new, want in changes:
                 print(f"    {how_:7} {cid}: {old} -> {new} (label: {want})")
         if kind in ("real", "graphviz", "mpl", "robust"):
