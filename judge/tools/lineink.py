@@ -481,14 +481,14 @@ def _free_letters(
         return None
     windows[y0:y1, x0:x1] = 1
     sub = ink[y0:y1, x0:x1]
-    _n, lab, st, _ = cv2.connectedComponentsWithStats(sub, connectivity=8)
+    n_lab, lab, st, _ = cv2.connectedComponentsWithStats(sub, connectivity=8)
     h, w = sub.shape
     x, y, cw, ch = st[1:, 0], st[1:, 1], st[1:, 2], st[1:, 3]
     inside = (x > 0) & (y > 0) & (x + cw < w) & (y + ch < h)
     if nodes is not None:
         # a long piece leaving an erased node is a line's end, however short the line
         rim = cv2.dilate(nodes[y0:y1, x0:x1], np.ones((3, 3), np.uint8)) > 0
-        touching = np.isin(np.arange(1, _n), np.unique(lab[rim & (sub > 0)]))
+        touching = np.isin(np.arange(1, n_lab), np.unique(lab[rim & (sub > 0)]))
         inside &= ~(touching & (np.maximum(cw, ch) >= TEXT_NODE_PIECE_MIN_HEIGHTS * th))
     bx0, by0 = tx - x0 - TEXT_PAST_BOX_PX, ty - y0 - TEXT_PAST_BOX_PX
     bx1, by1 = tx + tw - x0 + TEXT_PAST_BOX_PX, ty + bh - y0 + TEXT_PAST_BOX_PX
