@@ -192,13 +192,21 @@ def outside_of(mask: np.ndarray) -> np.ndarray:
     return outer > 0
 
 
-def _fill_holes(ink: np.ndarray, min_side: int, k: int, cylinders_only: bool = False) -> np.ndarray:
+def _fill_holes(
+    ink: np.ndarray,
+    min_side: int,
+    k: int,
+    cylinders_only: bool = False,
+    img: np.ndarray | None = None,
+) -> np.ndarray:
     """Fill box-like holes (outlined box and panel interiors) and small holes (glyph counters).
 
     A loop of lines closed through nodes also makes a box-like hole; it is told apart because
     solid blobs straddle its bounding box (the nodes sit on the loop), whereas the solid blobs
     of a panel lie wholly inside or outside it. ``cylinders_only``: return only the filled
-    bodies of cylinders (holes with a cap, :func:`_is_cap`), not the ink.
+    bodies of cylinders (holes with a cap, :func:`_is_cap`), not the ink. ``img`` (the BGR
+    image ``ink`` was taken from): solids shaped like heads with nothing inside do not count
+    as nodes on a loop (:func:`_plain_heads`).
     """
     solid = np.zeros_like(ink) if cylinders_only else ink.copy()
     contours, hier = cv2.findContours(ink, cv2.RETR_CCOMP, cv2.CHAIN_APPROX_SIMPLE)
@@ -225,6 +233,7 @@ def _fill_holes(ink: np.ndarray, min_side: int, k: int, cylinders_only: bool = F
         and min(stats[j, 2], stats[j, 3]) >= min_side
         and j in cored
         and not _big_head(tlab, stats[j], j, min_side)
+        and not (img is not None and _plain_heads(img, tlab, stats[j], j, min_side))
     ]
     # the interiors of outlined boxes are holes too: a loop of lines through outlined nodes
     # is straddled by them just as by filled nodes (holes thinner than a node, a cylinder's
@@ -310,6 +319,33 @@ def _big_head(labels: np.ndarray, stat: np.ndarray, j: int, min_side: int) -> bo
     if max(w, h) >= SOLID_HEAD_MAX_SIDE_FACTOR * min_side:
         return False
     return triangle_fill(labels[y : y + h, x : x + w] == j, a) >= HEAD_MIN_TRIANGLE_FILL
+
+
+def _plain_heads(
+    img: np.ndarray, labels: np.ndarray, stat: np.ndarray, j: int, min_side: int
+) -> bool:
+    """Whether solid ``j`` is arrowheads as :func:`_scan` reads them: under
+    ``SOLID_HEAD_MAX_EXTENT`` of its box, under ``SOLID_HEAD_MAX_SIDE_FACTOR`` node sides and
+    nothing inside (:func:`_plain`). Two heads overlapping side by side at a node fill no
+    triangle (seed-7171 matplotlib figure 5: two of five heads on an outlined ellipse made one
+    65 x 44 px solid that straddled its interior, and the node was lost); a filled diamond on
+    a loop of lines has its text inside."""
+    x, y, w, h, a = (int(v) for v in stat)
+    if max(w, h) >= SOLID_HEAD_MAX_SIDE_FACTOR * min_side or a >= SOLID_HEAD_MAX_EXTENT * w * h:
+        return False
+    return _plain(img[y : y + h, x : x + w], labels[y : y + h, x : x + w] == j) is True
+
+
+def _plain(sub: np.ndarray, comp: np.ndarray) -> bool | None:
+    """Whether the pixels of ``sub`` (BGR) in ``comp``, two pixels in from its edge, are one
+    colour: under ``HEAD_MAX_CONTENT_FRAC`` differ from their median by more than ``INK_DIFF``
+    (None: nothing that far in)."""
+    core = erode(comp, 2) > 0
+    px = sub[core].astype(np.int16)
+    if px.size == 0:
+        return None
+    med = np.median(px, axis=0)
+    return float((np.abs(px - med).max(axis=1) > INK_DIFF).mean()) < HEAD_MAX_CONTENT_FRAC
 
 
 def _text_slot(ink: np.ndarray, contour: np.ndarray, box: Sequence[int]) -> bool:
@@ -463,7 +499,7 @@ def _scan(
     k = scaled_px(LINE_OPEN_PER_KPX, full_shape, 3)
     ink = ink_mask(img, bg, light=depth == 0) & area
     # close 1-2 px gaps (anti-aliased seams between a stroke and a fill)
-    filled = _fill_holes(ink, min_side, k)
+    filled = _fill_holes(ink, min_side, k, img=img)
     # a hand-drawn cylinder's side may stop a pixel short of its cap: its body is found with
     # such gaps closed (only cylinder bodies: closing gaps everywhere joins callouts to lines)
     sealed = cv2.morphologyEx(ink, cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8))
@@ -507,12 +543,8 @@ def _scan(
             # a small solid non-rectangular blob with nothing inside: an arrowhead with a stub
             # of a thick shaft (text or an outline inside would make it a small node); a
             # triangle-like one (a big head, a tapered "fancy" arrow's body) at larger sizes too
-            core = erode(labels[y : y + h, x : x + w] == i, 2) > 0
-            px = img[y : y + h, x : x + w][core].astype(np.int16)
-            if px.size == 0:
-                continue
-            med = np.median(px, axis=0)
-            if float((np.abs(px - med).max(axis=1) > INK_DIFF).mean()) < HEAD_MAX_CONTENT_FRAC:
+            plain = _plain(img[y : y + h, x : x + w], labels[y : y + h, x : x + w] == i)
+            if plain is None or plain:
                 continue
         comp = labels[y : y + h, x : x + w] == i
         if mid and shallow_crossing(img, (x, y, w, h), comp, bg, k):
