@@ -75,3 +75,20 @@ def test_overlapping_heads_drawn_on_an_outline_leave_the_node() -> None:
         abs(b.box[0] - x0) <= 30 and abs(b.box[1] - y0) <= 6 and b.box[3] >= 2 * axes[1]
         for b in blobs
     ), [b.box for b in blobs]
+
+
+def test_a_head_glued_to_a_pills_rim_leaves_it_a_node_not_a_picture(tmp_path: Path) -> None:
+    """Seed 7171, figure 4 (matplotlib, 1080 px, read at its own size): an arc's head ends on
+    the right of the pill "Monitor" and widens the blob's mask past the outline, whose blend
+    with the background then joined the head into one 422 px piece off the fill, over the
+    size of a head glued to the rim; the head's 125 px inside made the pill "busy", a
+    picture: "Monitor" and its three edges were lost. A glued piece is measured inside the
+    rim only."""
+    img, labels = _seeded_reference(4, seed=7171)
+    ref = tmp_path / "reference.png"
+    cv2.imwrite(str(ref), img)
+    nodes, edges = _judge_read(ref)
+    assert nodes == set(labels.values()), nodes
+    assert ("Reviewer", "Monitor", "high") in edges, edges
+    assert ("Labeler", "Monitor", "high") in edges, edges
+    assert ("Monitor", "Deploy", "high") in edges, edges
