@@ -1,5 +1,6 @@
-"""Heads overlapping side by side on an outlined node, or glued to a pill's rim, leave it a node
-(issue 10, session 37: seed 7171, drawn fresh and measured before this change)."""
+"""Heads overlapping side by side on an outlined node, or glued to a pill's rim, leave it a node;
+wide heads with a slanted stub are no nodes (issue 10, session 37: seed 7171, drawn fresh and
+measured before these changes)."""
 
 from __future__ import annotations
 
@@ -92,3 +93,18 @@ def test_a_head_glued_to_a_pills_rim_leaves_it_a_node_not_a_picture(tmp_path: Pa
     assert ("Reviewer", "Monitor", "high") in edges, edges
     assert ("Labeler", "Monitor", "high") in edges, edges
     assert ("Monitor", "Deploy", "high") in edges, edges
+
+
+def test_wide_heads_with_a_slanted_stub_are_no_nodes(tmp_path: Path) -> None:
+    """Seed 7171, figure 2 (matplotlib, 682 px, read at its own size): two 44 px solid heads
+    at the end of slanted 8 px shafts, with the shaft's stub left by the opening, fill 0.695
+    of the smallest triangle round them, under the 0.7 heads were known to fill: both read
+    as unlabelled nodes, "Optimizer" -> "Embedding" and "Embedding" -> "Merger" ended at them,
+    and a deck moving the first edge's head passed."""
+    img, labels = _seeded_reference(2, seed=7171)
+    ref = tmp_path / "reference.png"
+    cv2.imwrite(str(ref), img)
+    nodes, edges = _judge_read(ref)
+    assert nodes == set(labels.values()), nodes
+    assert ("Optimizer", "Embedding", "high") in edges, edges
+    assert ("Embedding", "Merger", "high") in edges, edges

@@ -151,10 +151,12 @@ SOLID_HEAD_MAX_SIDE_FACTOR = 6.0
 inside is line ink up to this many smallest node sides long: a big arrowhead, a tapered arrow's body
 (seed-5151 matplotlib figures: ``arrow`` heads and ``fancy`` bodies read as unlabelled nodes)."""
 
-HEAD_MIN_TRIANGLE_FILL = 0.7
+HEAD_MIN_TRIANGLE_FILL = 0.67
 """... or one filling this share of the smallest triangle round it, at those sizes: a solid head
 with a stub of its shaft fills 0.74-0.94 (seed-6262 matplotlib figure 9: diagonal heads 41-46 px
-with extents of 0.72-0.75 read as unlabelled nodes), a disc 0.6, a square 0.5."""
+with extents of 0.72-0.75 read as unlabelled nodes), a disc 0.6, a square 0.5. A wide head
+with the stub of a slanted 8 px shaft fills 0.695 (seed-7171 matplotlib figure 2, 44 px
+heads read as unlabelled nodes): the bound sits about halfway between a disc and that."""
 
 STROKE_MIN_RING_FRAC = 0.4
 """Share of the blob's perimeter (in pixels) that must differ from the fill to call it an outline
