@@ -1,6 +1,7 @@
 """Tests on a blob's shape, for the node finder (``judge.tools.nodes``): whether a small blob
-the openings left is an arrowhead's thick core or lines crossing at a shallow angle rather
-than a node, and the morphology they share."""
+the openings left is an arrowhead's thick core, big arrowheads (one or several overlapping,
+one colour inside) or lines crossing at a shallow angle rather than a node, and the
+morphology they share."""
 
 from __future__ import annotations
 
@@ -19,6 +20,7 @@ from judge.tools.thresholds import (
     POINT_STRAIGHT_MIN_RATIO,
     POINT_TOL_PX,
     SOLID_HEAD_MAX_EXTENT,
+    SOLID_HEAD_MAX_SIDE_FACTOR,
 )
 
 
@@ -188,3 +190,41 @@ def restore_points(comp: np.ndarray, body: np.ndarray) -> np.ndarray:
                 break
         out |= np.rot90(grow, -t)
     return out
+
+
+def big_head(labels: np.ndarray, stat: np.ndarray, j: int, min_side: int) -> bool:
+    """Whether solid ``j`` (``labels``' component, ``stat`` its stats row) is shaped like a big
+    arrowhead: under ``SOLID_HEAD_MAX_SIDE_FACTOR`` node sides and filling
+    ``HEAD_MIN_TRIANGLE_FILL`` of the smallest triangle round it (a disc fills 0.6, a box or a
+    diamond 0.5), as :func:`judge.tools.nodes._scan` reads such solids."""
+    x, y, w, h, a = (int(v) for v in stat)
+    if max(w, h) >= SOLID_HEAD_MAX_SIDE_FACTOR * min_side:
+        return False
+    return triangle_fill(labels[y : y + h, x : x + w] == j, a) >= HEAD_MIN_TRIANGLE_FILL
+
+
+def plain_heads(
+    img: np.ndarray, labels: np.ndarray, stat: np.ndarray, j: int, min_side: int
+) -> bool:
+    """Whether solid ``j`` is arrowheads as :func:`judge.tools.nodes._scan` reads them: under
+    ``SOLID_HEAD_MAX_EXTENT`` of its box, under ``SOLID_HEAD_MAX_SIDE_FACTOR`` node sides and
+    nothing inside (:func:`plain`). Two heads overlapping side by side at a node fill no
+    triangle (seed-7171 matplotlib figure 5: two of five heads on an outlined ellipse made one
+    65 x 44 px solid that straddled its interior, and the node was lost); a filled diamond on
+    a loop of lines has its text inside."""
+    x, y, w, h, a = (int(v) for v in stat)
+    if max(w, h) >= SOLID_HEAD_MAX_SIDE_FACTOR * min_side or a >= SOLID_HEAD_MAX_EXTENT * w * h:
+        return False
+    return plain(img[y : y + h, x : x + w], labels[y : y + h, x : x + w] == j) is True
+
+
+def plain(sub: np.ndarray, comp: np.ndarray) -> bool | None:
+    """Whether the pixels of ``sub`` (BGR) in ``comp``, two pixels in from its edge, are one
+    colour: under ``HEAD_MAX_CONTENT_FRAC`` differ from their median by more than ``INK_DIFF``
+    (None: nothing that far in)."""
+    core = erode(comp, 2) > 0
+    px = sub[core].astype(np.int16)
+    if px.size == 0:
+        return None
+    med = np.median(px, axis=0)
+    return float((np.abs(px - med).max(axis=1) > INK_DIFF).mean()) < HEAD_MAX_CONTENT_FRAC

@@ -19,7 +19,16 @@ import cv2
 import numpy as np
 
 from judge.tools.base import Tool, ToolContext, ToolOutput, memo
-from judge.tools.blobtests import erode, head_core, restore_points, shallow_crossing, triangle_fill
+from judge.tools.blobtests import (
+    big_head,
+    erode,
+    head_core,
+    plain,
+    plain_heads,
+    restore_points,
+    shallow_crossing,
+    triangle_fill,
+)
 from judge.tools.colour import ciede2000_bgr
 from judge.tools.ocr import box_to_frame, region_to_image
 from judge.tools.thresholds import (
@@ -27,7 +36,6 @@ from judge.tools.thresholds import (
     CORNER_SHARP_PX,
     CYLINDER_CAP_MATCH_FRAC,
     ELLIPSE_MIN_EXTENT,
-    HEAD_MAX_CONTENT_FRAC,
     HEAD_MAX_EXTENT,
     HEAD_MAX_SIDE_FACTOR,
     HEAD_MIN_TRIANGLE_FILL,
@@ -206,7 +214,7 @@ def _fill_holes(
     of a panel lie wholly inside or outside it. ``cylinders_only``: return only the filled
     bodies of cylinders (holes with a cap, :func:`_is_cap`), not the ink. ``img`` (the BGR
     image ``ink`` was taken from): solids shaped like heads with nothing inside do not count
-    as nodes on a loop (:func:`_plain_heads`).
+    as nodes on a loop (:func:`blobtests.plain_heads`).
     """
     solid = np.zeros_like(ink) if cylinders_only else ink.copy()
     contours, hier = cv2.findContours(ink, cv2.RETR_CCOMP, cv2.CHAIN_APPROX_SIMPLE)
@@ -232,8 +240,8 @@ def _fill_holes(
         and max(stats[j, 2], stats[j, 3]) >= HEAD_MAX_SIDE_FACTOR * min_side
         and min(stats[j, 2], stats[j, 3]) >= min_side
         and j in cored
-        and not _big_head(tlab, stats[j], j, min_side)
-        and not (img is not None and _plain_heads(img, tlab, stats[j], j, min_side))
+        and not big_head(tlab, stats[j], j, min_side)
+        and not (img is not None and plain_heads(img, tlab, stats[j], j, min_side))
     ]
     # the interiors of outlined boxes are holes too: a loop of lines through outlined nodes
     # is straddled by them just as by filled nodes (holes thinner than a node, a cylinder's
@@ -308,44 +316,6 @@ def _fill_holes(
                 if _is_cap(cap, (x, y, w, h), tol):
                     cv2.drawContours(solid, contours, j, 1, thickness=-1)
     return solid
-
-
-def _big_head(labels: np.ndarray, stat: np.ndarray, j: int, min_side: int) -> bool:
-    """Whether solid ``j`` (``labels``' component, ``stat`` its stats row) is shaped like a big
-    arrowhead: under ``SOLID_HEAD_MAX_SIDE_FACTOR`` node sides and filling
-    ``HEAD_MIN_TRIANGLE_FILL`` of the smallest triangle round it (a disc fills 0.6, a box or a
-    diamond 0.5), as :func:`_scan` reads such solids."""
-    x, y, w, h, a = (int(v) for v in stat)
-    if max(w, h) >= SOLID_HEAD_MAX_SIDE_FACTOR * min_side:
-        return False
-    return triangle_fill(labels[y : y + h, x : x + w] == j, a) >= HEAD_MIN_TRIANGLE_FILL
-
-
-def _plain_heads(
-    img: np.ndarray, labels: np.ndarray, stat: np.ndarray, j: int, min_side: int
-) -> bool:
-    """Whether solid ``j`` is arrowheads as :func:`_scan` reads them: under
-    ``SOLID_HEAD_MAX_EXTENT`` of its box, under ``SOLID_HEAD_MAX_SIDE_FACTOR`` node sides and
-    nothing inside (:func:`_plain`). Two heads overlapping side by side at a node fill no
-    triangle (seed-7171 matplotlib figure 5: two of five heads on an outlined ellipse made one
-    65 x 44 px solid that straddled its interior, and the node was lost); a filled diamond on
-    a loop of lines has its text inside."""
-    x, y, w, h, a = (int(v) for v in stat)
-    if max(w, h) >= SOLID_HEAD_MAX_SIDE_FACTOR * min_side or a >= SOLID_HEAD_MAX_EXTENT * w * h:
-        return False
-    return _plain(img[y : y + h, x : x + w], labels[y : y + h, x : x + w] == j) is True
-
-
-def _plain(sub: np.ndarray, comp: np.ndarray) -> bool | None:
-    """Whether the pixels of ``sub`` (BGR) in ``comp``, two pixels in from its edge, are one
-    colour: under ``HEAD_MAX_CONTENT_FRAC`` differ from their median by more than ``INK_DIFF``
-    (None: nothing that far in)."""
-    core = erode(comp, 2) > 0
-    px = sub[core].astype(np.int16)
-    if px.size == 0:
-        return None
-    med = np.median(px, axis=0)
-    return float((np.abs(px - med).max(axis=1) > INK_DIFF).mean()) < HEAD_MAX_CONTENT_FRAC
 
 
 def _text_slot(ink: np.ndarray, contour: np.ndarray, box: Sequence[int]) -> bool:
@@ -543,8 +513,8 @@ def _scan(
             # a small solid non-rectangular blob with nothing inside: an arrowhead with a stub
             # of a thick shaft (text or an outline inside would make it a small node); a
             # triangle-like one (a big head, a tapered "fancy" arrow's body) at larger sizes too
-            plain = _plain(img[y : y + h, x : x + w], labels[y : y + h, x : x + w] == i)
-            if plain is None or plain:
+            flat = plain(img[y : y + h, x : x + w], labels[y : y + h, x : x + w] == i)
+            if flat is None or flat:
                 continue
         comp = labels[y : y + h, x : x + w] == i
         if mid and shallow_crossing(img, (x, y, w, h), comp, bg, k):
