@@ -1,6 +1,6 @@
 """Heads overlapping side by side on an outlined node, or glued to a pill's rim, leave it a node;
-wide heads with a slanted stub are no nodes (issue 10, session 37: seed 7171, drawn fresh and
-measured before these changes)."""
+wide heads with a slanted stub are no nodes; a tapered arrow's thin end is its head (issue 10,
+session 37: seed 7171, drawn fresh and measured before these changes)."""
 
 from __future__ import annotations
 
@@ -108,3 +108,18 @@ def test_wide_heads_with_a_slanted_stub_are_no_nodes(tmp_path: Path) -> None:
     assert nodes == set(labels.values()), nodes
     assert ("Optimizer", "Embedding", "high") in edges, edges
     assert ("Embedding", "Merger", "high") in edges, edges
+
+
+def test_a_tapered_arrows_thin_end_is_its_head(tmp_path: Path) -> None:
+    """Seed 7171, figure 13 (matplotlib, 712 px, read at its own size): arrows whose 12 px
+    tails narrow to 4 px shafts end in heads 9 px wide, the one into "Validate" on the
+    ellipse's outline, whose erasing takes half of it: the head read too small, and the
+    thick end, a tapered tail, is no head (``headtests.untaper``), so the arrow had no
+    direction and its reversed deck passed. A tapered arrow's thin end is its head."""
+    img, labels = _seeded_reference(13, seed=7171)
+    ref = tmp_path / "reference.png"
+    cv2.imwrite(str(ref), img)
+    nodes, edges = _judge_read(ref)
+    assert nodes == set(labels.values()), nodes
+    assert ("Splitter", "Validate", "high") in edges, edges
+    assert ("Splitter", "Tokenizer", "high") in edges, edges

@@ -324,12 +324,19 @@ def untaper(
 ) -> None:
     """A tapered (``fancy``) arrow joining two nodes (``d2``: squared distances from its two
     ends) narrows from its tail to its head: its thick end (:func:`thick_end`) is no
-    head, however wide its cut end looks there."""
+    head, however wide its cut end looks there. Where neither end reads a head, its thin end
+    is its head, however small the head reads there (seed-7171 matplotlib figure 13: 12 px
+    tails narrowing to 4 px shafts into heads 9 px wide, half erased with an ellipse's
+    outline, read with no direction). A head read at the thick end is left to the other
+    tests: a line whose thick half holds another line's end is no tapered arrow."""
     if len(d2) != 2 or len(line.contacts) != 2:
         return
     thick = thick_end(dt, xs, ys, ridge, (d2[0], d2[1]), reach, line.thickness_px)
     if thick is not None:
+        headless = not any(c.head for c in line.contacts)
         line.contacts[thick].head = False
+        if headless:
+            line.contacts[1 - thick].head = True
 
 
 def unhead_fan_hub(line: LineComp) -> None:
