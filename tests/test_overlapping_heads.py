@@ -5,7 +5,6 @@ session 37: seed 7171, drawn fresh and measured before these changes)."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import cast
 
 import cv2
 import numpy as np
@@ -13,23 +12,24 @@ import numpy as np
 from tests.test_mpl_reading import _seeded_reference
 
 
-def _judge_read(path: Path) -> tuple[set[str], set[tuple[str, str, str]]]:
-    """Node labels and edges of a reference image read as the judge reads it (enlarged when
-    small: ``judge.tools.graphs.raster_graph``)."""
-    from judge.schema import PairGeometry
-    from judge.tools.base import ToolContext
-    from judge.tools.graphs import raster_graph
+def _read_seeded(
+    tmp_path: Path, index: int
+) -> tuple[set[str], set[str], set[tuple[str, str, str]]]:
+    """Seed 7171's matplotlib figure ``index``: its node labels, and the node labels and edges
+    (source, target, confidence) read as the judge reads it (``bench/reading_diff.py``'s
+    reading: enlarged when small, ``judge.tools.graphs.raster_graph``)."""
+    from bench.reading_diff import read_reference
 
-    ctx = ToolContext(
-        pptx=path,
-        reference_png=path,
-        render_png=path,
-        pair_png=path,
-        pair=cast(PairGeometry, None),
-    )
-    g = raster_graph(ctx, "reference")
-    lab = {n.id: n.label for n in g.nodes}
-    return set(lab.values()), {(lab[e.src], lab[e.dst], e.direction) for e in g.edges}
+    img, labels = _seeded_reference(index, seed=7171)
+    ref = tmp_path / "reference.png"
+    cv2.imwrite(str(ref), img)
+    got = read_reference(ref)
+    edges: set[tuple[str, str, str]] = set()
+    for e in got["edges"]:
+        src, rest = e.split(" -> ", 1)
+        dst, conf = rest.rsplit(" ", 1)
+        edges.add((src, dst, conf))
+    return set(labels.values()), set(got["nodes"]), edges
 
 
 def test_two_heads_overlapping_on_an_outlined_ellipse_leave_it_a_node(tmp_path: Path) -> None:
@@ -39,11 +39,8 @@ def test_two_heads_overlapping_on_an_outlined_ellipse_leave_it_a_node(tmp_path: 
     sitting on a loop of lines round the ellipse's interior, which was then left unfilled: no
     "Optimizer", its six edges lost, and the decks that drop it or move an edge's head passed.
     A solid shaped like heads with nothing inside is a head there, as the blob scan reads it."""
-    img, labels = _seeded_reference(5, seed=7171)
-    ref = tmp_path / "reference.png"
-    cv2.imwrite(str(ref), img)
-    nodes, edges = _judge_read(ref)
-    assert nodes == set(labels.values()), nodes
+    truth, nodes, edges = _read_seeded(tmp_path, 5)
+    assert nodes == truth, nodes
     for src in ("Router", "Ranker", "Cluster", "Sampler", "Memory"):
         assert (src, "Optimizer", "high") in edges, edges
     assert ("Optimizer", "Detector", "high") in edges, edges
@@ -85,11 +82,8 @@ def test_a_head_glued_to_a_pills_rim_leaves_it_a_node_not_a_picture(tmp_path: Pa
     size of a head glued to the rim; the head's 125 px inside made the pill "busy", a
     picture: "Monitor" and its three edges were lost. A glued piece is measured inside the
     rim only."""
-    img, labels = _seeded_reference(4, seed=7171)
-    ref = tmp_path / "reference.png"
-    cv2.imwrite(str(ref), img)
-    nodes, edges = _judge_read(ref)
-    assert nodes == set(labels.values()), nodes
+    truth, nodes, edges = _read_seeded(tmp_path, 4)
+    assert nodes == truth, nodes
     assert ("Reviewer", "Monitor", "high") in edges, edges
     assert ("Labeler", "Monitor", "high") in edges, edges
     assert ("Monitor", "Deploy", "high") in edges, edges
@@ -101,11 +95,8 @@ def test_wide_heads_with_a_slanted_stub_are_no_nodes(tmp_path: Path) -> None:
     of the smallest triangle round them, under the 0.7 heads were known to fill: both read
     as unlabelled nodes, "Optimizer" -> "Embedding" and "Embedding" -> "Merger" ended at them,
     and a deck moving the first edge's head passed."""
-    img, labels = _seeded_reference(2, seed=7171)
-    ref = tmp_path / "reference.png"
-    cv2.imwrite(str(ref), img)
-    nodes, edges = _judge_read(ref)
-    assert nodes == set(labels.values()), nodes
+    truth, nodes, edges = _read_seeded(tmp_path, 2)
+    assert nodes == truth, nodes
     assert ("Optimizer", "Embedding", "high") in edges, edges
     assert ("Embedding", "Merger", "high") in edges, edges
 
@@ -116,10 +107,7 @@ def test_a_tapered_arrows_thin_end_is_its_head(tmp_path: Path) -> None:
     ellipse's outline, whose erasing takes half of it: the head read too small, and the
     thick end, a tapered tail, is no head (``headtests.untaper``), so the arrow had no
     direction and its reversed deck passed. A tapered arrow's thin end is its head."""
-    img, labels = _seeded_reference(13, seed=7171)
-    ref = tmp_path / "reference.png"
-    cv2.imwrite(str(ref), img)
-    nodes, edges = _judge_read(ref)
-    assert nodes == set(labels.values()), nodes
+    truth, nodes, edges = _read_seeded(tmp_path, 13)
+    assert nodes == truth, nodes
     assert ("Splitter", "Validate", "high") in edges, edges
     assert ("Splitter", "Tokenizer", "high") in edges, edges
