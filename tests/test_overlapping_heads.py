@@ -10,6 +10,7 @@ import cv2
 import numpy as np
 
 from tests.test_mpl_reading import _seeded_reference
+from tests.test_passing_lines_and_big_heads import heads_on_ellipse
 
 
 def _read_seeded(
@@ -56,16 +57,8 @@ def test_overlapping_heads_drawn_on_an_outline_leave_the_node() -> None:
     img = np.full((700, 1200, 3), 255, np.uint8)
     centre, axes = (600, 470), (190, 66)
     cv2.ellipse(img, centre, axes, 0, 0, 360, (0, 0, 0), 3, cv2.LINE_AA)
-    for tail, x in (((290, 150), 556), ((340, 150), 600)):
-        dy = axes[1] * np.sqrt(1 - ((x - centre[0]) / axes[0]) ** 2)
-        tip = (x, int(round(centre[1] - dy)) + 1)
-        d = np.subtract(tip, tail).astype(float)
-        d /= np.linalg.norm(d)
-        n = np.array([-d[1], d[0]])
-        base = np.asarray(tip) - 56 * d
-        cv2.line(img, tail, tuple(int(v) for v in base), (0, 0, 0), 6, cv2.LINE_AA)
-        tri = np.array([tip, base + 24 * n, base - 24 * n], np.int32)
-        cv2.fillConvexPoly(img, tri, (0, 0, 0), cv2.LINE_AA)
+    heads_on_ellipse(img, centre, axes, [((290, 150), 556), ((340, 150), 600)],
+                     into=1, length=56, half=24, shaft=6)  # fmt: skip
     cv2.putText(img, "Optimizer", (520, 482), cv2.FONT_HERSHEY_SIMPLEX, 1.0, (0, 0, 0), 2)
     blobs = detect_blobs(img)
     x0, y0 = centre[0] - axes[0], centre[1] - axes[1]

@@ -54,19 +54,36 @@ def test_big_heads_drawn_on_an_outline_leave_the_node() -> None:
     img = np.full((800, 1400, 3), 255, np.uint8)
     centre, axes = (700, 520), (110, 40)
     cv2.ellipse(img, centre, axes, 0, 0, 360, (0, 0, 0), 4, cv2.LINE_AA)
-    for tail, x in (((350, 180), 620), ((700, 170), 700), ((1050, 180), 780)):
-        # the tip 2 px into the outline
-        dy = axes[1] * np.sqrt(1 - ((x - centre[0]) / axes[0]) ** 2)
-        tip = (x, int(round(centre[1] - dy)) + 2)
-        d = np.subtract(tip, tail).astype(float)
-        d /= np.linalg.norm(d)
-        n = np.array([-d[1], d[0]])
-        base = np.asarray(tip) - 56 * d
-        cv2.line(img, tail, tuple(int(v) for v in base), (0, 0, 0), 10, cv2.LINE_AA)
-        tri = np.array([tip, base + 26 * n, base - 26 * n], np.int32)
-        cv2.fillConvexPoly(img, tri, (0, 0, 0), cv2.LINE_AA)
+    # the tips 2 px into the outline
+    heads_on_ellipse(img, centre, axes, [((350, 180), 620), ((700, 170), 700), ((1050, 180), 780)],
+                     into=2, length=56, half=26, shaft=10)  # fmt: skip
     blobs = detect_blobs(img)
     x0, y0 = centre[0] - axes[0], centre[1] - axes[1]
     assert any(
         abs(b.box[0] - x0) <= 12 and abs(b.box[1] - y0) <= 12 and b.box[2] >= 180 for b in blobs
     ), [b.box for b in blobs]
+
+
+def heads_on_ellipse(
+    img: np.ndarray,
+    centre: tuple[int, int],
+    axes: tuple[int, int],
+    arrows: list[tuple[tuple[int, int], int]],
+    into: int,
+    length: int,
+    half: int,
+    shaft: int,
+) -> None:
+    """Draws black arrows on ``img`` (OpenCV, anti-aliased), each from its tail to the top of
+    the ellipse ``centre``/``axes`` at column x, the tip ``into`` px into the outline: a
+    ``shaft`` px line and a solid triangle ``length`` long, ``half`` wide each side."""
+    for tail, x in arrows:
+        dy = axes[1] * np.sqrt(1 - ((x - centre[0]) / axes[0]) ** 2)
+        tip = (x, int(round(centre[1] - dy)) + into)
+        d = np.subtract(tip, tail).astype(float)
+        d /= np.linalg.norm(d)
+        n = np.array([-d[1], d[0]])
+        base = np.asarray(tip) - length * d
+        cv2.line(img, tail, tuple(int(v) for v in base), (0, 0, 0), shaft, cv2.LINE_AA)
+        tri = np.array([tip, base + half * n, base - half * n], np.int32)
+        cv2.fillConvexPoly(img, tri, (0, 0, 0), cv2.LINE_AA)
