@@ -156,7 +156,8 @@ HEAD_MIN_TRIANGLE_FILL = 0.67
 with a stub of its shaft fills 0.74-0.94 (seed-6262 matplotlib figure 9: diagonal heads 41-46 px
 with extents of 0.72-0.75 read as unlabelled nodes), a disc 0.6, a square 0.5. A wide head
 with the stub of a slanted 8 px shaft fills 0.695 (seed-7171 matplotlib figure 2, 44 px
-heads read as unlabelled nodes): the bound sits about halfway between a disc and that."""
+heads read as unlabelled nodes): the bound sits halfway between a disc (0.6) and the least
+head measured before that one (0.74), under it."""
 
 STROKE_MIN_RING_FRAC = 0.4
 """Share of the blob's perimeter (in pixels) that must differ from the fill to call it an outline
