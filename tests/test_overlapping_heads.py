@@ -14,14 +14,14 @@ from tests.test_passing_lines_and_big_heads import heads_on_ellipse
 
 
 def _read_seeded(
-    tmp_path: Path, index: int
+    tmp_path: Path, index: int, seed: int = 7171
 ) -> tuple[set[str], set[str], set[tuple[str, str, str]]]:
-    """Seed 7171's matplotlib figure ``index``: its node labels, and the node labels and edges
+    """A seed's matplotlib figure ``index``: its node labels, and the node labels and edges
     (source, target, confidence) read as the judge reads it (``bench/reading_diff.py``'s
     reading: enlarged when small, ``judge.tools.graphs.raster_graph``)."""
     from bench.reading_diff import read_reference
 
-    img, labels = _seeded_reference(index, seed=7171)
+    img, labels = _seeded_reference(index, seed=seed)
     ref = tmp_path / "reference.png"
     cv2.imwrite(str(ref), img)
     got = read_reference(ref)

@@ -19,7 +19,7 @@ import cv2
 import numpy as np
 
 from judge.tools import headtests
-from judge.tools.aim import aimed_ends, dash_closing, drop_dashed_rings
+from judge.tools.aim import aimed_ends, dash_closing, dash_pieces, drop_dashed_rings
 from judge.tools.base import Tool, ToolContext, ToolOutput, memo
 from judge.tools.contacts import line_touches, same_line
 from judge.tools.lineink import all_outline, erase_text, heads_in_masks, node_erase, own_ink
@@ -44,7 +44,6 @@ from judge.tools.thresholds import (
     DASH_CLOSE_PER_KPX,
     DASH_GAP_WIDTHS,
     DASH_JOIN_FACTOR,
-    DASH_MIN_PIECES,
     DRAWN_HEADS_MIN_WIDTH_PX,
     HEAD_BEHIND_MAX_WIDTHS,
     HEAD_CLEAR_MIN_PX,
@@ -308,12 +307,13 @@ def _detect(
     closed = dash_closing(ink, dk, base)
     n, labels, stats, _ = cv2.connectedComponentsWithStats(closed, connectivity=8)
     # dashed runs whose corner gap the closing did not bridge are joined to each other
-    pieces_of = {}
+    pieces_of, dashed_of = {}, {}
+    width = 2.0 * (ridge_half(cv2.distanceTransform(ink, cv2.DIST_L2, 3)) or 1.0)
     for c in range(1, n):
         x, y, w, h, _a = (int(v) for v in stats[c])
         sub = (labels[y : y + h, x : x + w] == c) & (ink[y : y + h, x : x + w] > 0)
-        pieces_of[c] = cv2.connectedComponents(sub.astype(np.uint8), connectivity=8)[0] - 1
-    dashed_ids = [c for c in range(1, n) if pieces_of[c] >= DASH_MIN_PIECES]
+        pieces_of[c], dashed_of[c] = dash_pieces(sub, width)
+    dashed_ids = [c for c in range(1, n) if dashed_of[c]]
     if len(dashed_ids) >= 2:
         dmask = np.isin(labels, dashed_ids).astype(np.uint8)
         jk = DASH_JOIN_FACTOR * dk
@@ -360,7 +360,7 @@ def _detect(
         line = LineComp(
             box=(x, y, w, h),
             thickness_px=round(_half_contrast_width(comp, contrast[Y0:Y1, X0:X1]) or 2 * shaft, 2),
-            dashed=pieces >= DASH_MIN_PIECES,
+            dashed=dashed_of[c],
             length_px=round(length, 1),
             pieces=int(pieces),
         )

@@ -208,6 +208,17 @@ MIN_WORD_CHARS = 2
 DASH_MIN_PIECES = 4
 """A line made of at least this many separate ink pieces (joined only by the closing) is dashed."""
 
+DASH_SPECK_AREA_WIDTHS = 0.5
+"""An ink piece smaller than this many squared line widths is a speck (anti-aliasing, an
+outline's sliver), not a dash: a dot of a dotted line is about one squared width."""
+
+DASH_MAX_PIECE_SHARE = 0.5
+"""A component whose largest ink piece holds more than this share of its ink is a solid line
+with specks or slivers beside it, not a dashed one (a dashed arrow's head and last dash hold
+about 40% of a four-piece line's ink): seed-7272 matplotlib figure 13, tapered arrows whose
+tails the closing merged by their node, with slivers of its outline, read as dashed and joined
+into one line touching all six nodes."""
+
 DASH_GAP_WIDTHS = 3.5
 """The dash-joining closing is at least this many line widths (OOXML dash gaps are 3 widths)."""
 

@@ -1,0 +1,59 @@
+"""Specks and short solid arrows make no dashed line (issue 10, session 38: seed 7272, drawn
+fresh and measured before this change)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from tests.test_overlapping_heads import _read_seeded
+
+
+def test_tapered_tails_leaving_a_node_side_by_side_stay_apart(tmp_path: Path) -> None:
+    """Seed 7272, figure 13 (matplotlib, 1100 px): five tapered (``fancy``) arrows leave the
+    ellipse "Normalize", two pairs of them side by side a dash closing apart. The closing
+    joined each pair, the 2-7 px specks of anti-aliasing beside them made each joined pair
+    "dashed", and dashed runs are joined further: all five read as one line touching six
+    nodes, two edges read, one backwards. Specks are no dashes, and a 60 x 90 px arrow is
+    no dash either where no dashed line holds it."""
+    truth, nodes, edges = _read_seeded(tmp_path, 13, seed=7272)
+    assert nodes == truth, nodes
+    for dst in ("Evaluate", "Scorer", "Fusion", "Tokenizer"):
+        assert ("Normalize", dst, "high") in edges, edges
+    assert ("Evaluate", "Monitor", "high") in edges, edges
+
+
+def test_dash_pieces_count_no_specks() -> None:
+    """A solid 10 px line with three slivers beside it is not dashed; five dashes are."""
+    from judge.tools.aim import dash_pieces
+
+    solid = np.zeros((60, 400), np.uint8)
+    cv2.line(solid, (20, 30), (380, 30), 1, 10)
+    for x in (100, 200, 300):
+        solid[42:44, x : x + 3] = 1  # 6 px slivers
+    assert dash_pieces(solid, 10.0) == (1, False)
+    dashed = np.zeros((60, 400), np.uint8)
+    for x in range(20, 380, 70):
+        cv2.line(dashed, (x, 30), (x + 40, 30), 1, 10)
+    assert dash_pieces(dashed, 10.0) == (6, True)
+
+
+def test_two_short_solid_strokes_side_by_side_are_not_bridged() -> None:
+    """Two 80 px strokes 10 px wide, side by side 25 px apart (a 35 px dash closing bridges
+    them), are two lines: short as dashes, but no dashed line holds them. A dashed line of
+    the same width stays one."""
+    from judge.tools.aim import dash_closing
+
+    ink = np.zeros((200, 300), np.uint8)
+    cv2.line(ink, (100, 40), (100, 120), 255, 10)
+    cv2.line(ink, (135, 40), (135, 120), 255, 10)
+    closed = dash_closing(ink, 35, 9)
+    assert cv2.connectedComponents(closed, connectivity=8)[0] - 1 == 2
+    dashed = np.zeros((200, 400), np.uint8)
+    for x in range(20, 360, 60):
+        cv2.line(dashed, (x, 100), (x + 35, 100), 255, 10)
+    cv2.line(dashed, (100, 150), (100, 190), 255, 10)  # a short solid stroke too
+    closed = dash_closing(dashed, 35, 9)
+    assert cv2.connectedComponents(closed, connectivity=8)[0] - 1 == 2
