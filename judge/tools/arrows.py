@@ -44,6 +44,7 @@ from judge.tools.thresholds import (
     DASH_CLOSE_PER_KPX,
     DASH_GAP_WIDTHS,
     DASH_JOIN_FACTOR,
+    DASH_MIN_PIECES,
     DRAWN_HEADS_MIN_WIDTH_PX,
     HEAD_BEHIND_MAX_WIDTHS,
     HEAD_CLEAR_MIN_PX,
@@ -372,8 +373,11 @@ def _detect(
         touches = line_touches(xs_abs, ys_abs, (x, y, w, h), blobs, ep_boxes, reach_m, shape_near)
         touched = {node for node, _, _ in touches}
         if len(touches) < 2:  # an arrow stopping short of its boxes (hand-drawn)
+            # aimed from its skeleton's far ends only when it is about one piece of ink: not
+            # dashes, nor a shaft the closing joined to letters left of a label (seed-1313
+            # matplotlib figure 12: a stub and "upd" aimed from "Deploy" to "Augment")
             aimed = aimed_ends(
-                xs_abs, ys_abs, aim_boxes, aim, reach_m, line.thickness_px, not line.dashed
+                xs_abs, ys_abs, aim_boxes, aim, reach_m, line.thickness_px, pieces < DASH_MIN_PIECES
             )
             touches = aimed or touches
         joins, runs = None, {}
