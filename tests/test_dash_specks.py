@@ -57,3 +57,15 @@ def test_two_short_solid_strokes_side_by_side_are_not_bridged() -> None:
     cv2.line(dashed, (100, 150), (100, 190), 255, 10)  # a short solid stroke too
     closed = dash_closing(dashed, 35, 9)
     assert cv2.connectedComponents(closed, connectivity=8)[0] - 1 == 2
+
+
+def test_a_stub_joined_to_letters_is_not_aimed_across_nodes(tmp_path: Path) -> None:
+    """Seed 1313, figure 12 (matplotlib, 1320 px): what the label "update" leaves of its
+    letters ("upd", a 337 px stub beside 110, 85 and 35 px letters) joins by the dash closing
+    to the shaft of the arrow under it. With specks no longer counted as dashes it is no
+    dashed line, and a solid line touching one node is aimed from its skeleton's far ends:
+    "Deploy" -> "Augment" read as a high-confidence edge, and six passing decks were
+    rejected. A line of several pieces of ink is aimed along its main axis only."""
+    _truth, _nodes, edges = _read_seeded(tmp_path, 12, seed=1313)
+    assert not any({src, dst} == {"Deploy", "Augment"} for src, dst, _c in edges), edges
+    assert ("Decoder", "Deploy", "high") in edges, edges
