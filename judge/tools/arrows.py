@@ -526,6 +526,7 @@ def _detect(
             idx = [node for node, _, _ in touches]
             line.joins = {frozenset((idx[a], idx[b])) for a, b in map(tuple, joins)}
             headtests.unhead_fan_hub(line)
+            headtests.unhead_star_centre(line)
         if outline_only:
             continue  # what the node's erasing left of its outline (a diamond's cut tip), no line
         out.append(line)

@@ -364,3 +364,23 @@ def unhead_fan_hub(line: LineComp) -> None:
             c.head = True
     for c in hubs:
         c.head = False
+
+
+def unhead_star_centre(line: LineComp) -> None:
+    """A line joining three or more nodes with every end read headed, whose strokes join one
+    end to each of the others and the others to it alone (a star), is a fan: its centre's
+    "head" is the wedge its tails make where they leave the node side by side (seed-3737
+    matplotlib figure 13: two tapered arrows leaving "Softmax" together, their joined tails
+    read as a head, every end headed and each edge read both ways). Lines converging on a
+    node with their heads merged there have plain tails at their far ends."""
+    cs = line.contacts
+    nodes = {c.node for c in cs}
+    if line.joins is None or len(cs) < 3 or len(nodes) != len(cs) or not all(c.head for c in cs):
+        return
+    for c in cs:
+        rest = sorted(nodes - {c.node})
+        if all(line.joined(c.node, o) for o in rest) and not any(
+            line.joined(a, b) for i, a in enumerate(rest) for b in rest[i + 1 :]
+        ):
+            c.head = False
+            return

@@ -1,5 +1,6 @@
-"""Specks and short solid arrows make no dashed line (issue 10, session 38: seed 7272, drawn
-fresh and measured before this change)."""
+"""Specks and short solid arrows make no dashed line; a line of several pieces is not aimed
+from its skeleton's ends; a star with every end headed has its fan's hub at the centre (issue
+10, session 38: seed 7272, drawn fresh and measured before these changes)."""
 
 from __future__ import annotations
 
@@ -69,3 +70,27 @@ def test_a_stub_joined_to_letters_is_not_aimed_across_nodes(tmp_path: Path) -> N
     _truth, _nodes, edges = _read_seeded(tmp_path, 12, seed=1313)
     assert not any({src, dst} == {"Deploy", "Augment"} for src, dst, _c in edges), edges
     assert ("Decoder", "Deploy", "high") in edges, edges
+
+
+def test_a_star_with_every_end_headed_has_its_hub_at_the_centre(tmp_path: Path) -> None:
+    """Seed 3737, figure 13 (matplotlib): two tapered arrows leave "Softmax" side by side
+    and their thick tails, touching, read as a head there, so every end of the line was
+    headed and each edge read both ways (the reversed deck then passed). In a star whose
+    every end reads headed, the centre's head is the fan's wedge."""
+    from judge.tools.arrows import Contact, LineComp
+    from judge.tools.headtests import unhead_star_centre
+
+    line = LineComp((0, 0, 10, 10), 2.0, False, 10.0)
+    line.contacts = [Contact(n, (0.0, 0.0), True, 6.0) for n in (2, 7, 8)]
+    line.joins = {frozenset((2, 7)), frozenset((2, 8))}
+    unhead_star_centre(line)
+    assert [c.head for c in line.contacts] == [False, True, True]
+    chain = LineComp((0, 0, 10, 10), 2.0, False, 10.0)  # no star: left alone
+    chain.contacts = [Contact(n, (0.0, 0.0), True, 6.0) for n in (2, 7, 8)]
+    chain.joins = {frozenset((2, 7)), frozenset((2, 8)), frozenset((7, 8))}
+    unhead_star_centre(chain)
+    assert all(c.head for c in chain.contacts)
+    _truth, _nodes, edges = _read_seeded(tmp_path, 13, seed=3737)
+    for dst in ("Detector", "Mapper"):
+        assert any(e[:2] == ("Softmax", dst) and e[2] in ("high", "medium") for e in edges), edges
+        assert not any(e[:2] == (dst, "Softmax") for e in edges), edges
