@@ -206,7 +206,8 @@ MIN_WORD_CHARS = 2
 """OCR lines with fewer letters/digits than this are arrowheads or line ends misread as text."""
 
 DASH_MIN_PIECES = 4
-"""A line made of at least this many separate ink pieces (joined only by the closing) is dashed."""
+"""A line made of at least this many separate ink pieces (joined only by the closing), specks
+not counted (``DASH_SPECK_AREA_WIDTHS``), is dashed (``aim.dash_pieces``)."""
 
 DASH_SPECK_AREA_WIDTHS = 0.5
 """An ink piece smaller than this many squared line widths is a speck (anti-aliasing, an
