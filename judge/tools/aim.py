@@ -161,22 +161,16 @@ def _aimed_from(
 
 def dash_pieces(sub: np.ndarray, width: float) -> tuple[int, bool]:
     """The ink pieces of one closed line component (``sub``: its ink) that are no specks
-    (``DASH_SPECK_AREA_WIDTHS`` squared line ``width``s) and whether they make it dashed
-    (:func:`_dashed`)."""
+    (``DASH_SPECK_AREA_WIDTHS`` squared line ``width``s), and whether they make it dashed: at
+    least ``DASH_MIN_PIECES`` of them, none holding more than ``DASH_MAX_PIECE_SHARE`` of the
+    ink (a solid line with slivers beside it is not dashed)."""
     _, _, stats, _ = cv2.connectedComponentsWithStats(sub.astype(np.uint8), connectivity=8)
     areas = stats[1:, 4]
     real = areas[areas >= DASH_SPECK_AREA_WIDTHS * width * width]
-    return int(real.size), _dashed(areas, width)
-
-
-def _dashed(areas: np.ndarray, width: float) -> bool:
-    """Whether ink pieces of these areas, joined by the dash closing, make a dashed line: at
-    least ``DASH_MIN_PIECES`` of them no specks, none holding more than
-    ``DASH_MAX_PIECE_SHARE`` of the ink (a solid line with slivers beside it)."""
-    real = areas[areas >= DASH_SPECK_AREA_WIDTHS * width * width]
-    if real.size < DASH_MIN_PIECES:
-        return False
-    return float(real.max()) <= DASH_MAX_PIECE_SHARE * float(areas.sum())
+    dashed = real.size >= DASH_MIN_PIECES and float(real.max()) <= DASH_MAX_PIECE_SHARE * float(
+        areas.sum()
+    )
+    return int(real.size), bool(dashed)
 
 
 def drop_dashed_rings(ink: np.ndarray, dk: int, windows: np.ndarray | None = None) -> None:
@@ -256,27 +250,6 @@ def dash_closing(ink: np.ndarray, dk: int, base: int | None = None) -> np.ndarra
         # a short fat arrow is no longer than a few dashes, but a dash carries no head
         top = float(on.max()) if on.size else 0.0
         long_[p] |= _head_thick(top, float(shaft[p]))
-    # a short piece is a dash only on a dashed line (:func:`_dashed`), and a speck
-    # (anti-aliasing, an outline's sliver) is neither dash nor line: the tapered tails of two
-    # arrows leaving a node side by side stayed bridged through a 60 x 90 px arrow taken for
-    # a dash and 2-7 px specks (seed-7272 matplotlib figure 13)
-    width = 2.0 * (float(np.median(rv)) if rv.size else 1.0)
-    speck = stats[:, 4] < DASH_SPECK_AREA_WIDTHS * width * width
-    speck[0] = False
-    short = np.flatnonzero(~long_ & ~speck)
-    short = short[short > 0]
-    if short.size:
-        comp = cv2.connectedComponents(closed, connectivity=8)[1]
-        flat = lab.ravel()
-        at = np.flatnonzero(flat)
-        ids, idx = np.unique(flat[at], return_index=True)
-        comp_of = np.zeros(n, int)  # each piece's component of the closing
-        comp_of[ids] = comp.ravel()[at[idx]]
-        pieces_in: dict[int, list[int]] = {}
-        for q in range(1, n):
-            pieces_in.setdefault(int(comp_of[q]), []).append(q)
-        for q in short.tolist():
-            long_[q] = not _dashed(stats[pieces_in[int(comp_of[q])], 4], width)
     if int(long_.sum()) < 2:
         return closed
     apart = None  # the pieces a ``base`` closing joins share a label here
@@ -294,8 +267,6 @@ def dash_closing(ink: np.ndarray, dk: int, base: int | None = None) -> np.ndarra
         grown = cv2.dilate((blab[y0:y1, x0:x1] == b).astype(np.uint8), np.ones((3, 3), np.uint8))
         touched = np.unique(lab[y0:y1, x0:x1][grown > 0])
         touched = touched[touched > 0]
-        real = touched[~speck[touched]]
-        touched = real if real.size else touched  # specks: neither dashes nor lines
         if len(touched) == 1:
             _drop_induced_fill(closed, lab, blab, b, (x, y, w, h), int(touched[0]), dk)
             continue

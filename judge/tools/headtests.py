@@ -369,8 +369,8 @@ def unhead_fan_hub(line: LineComp) -> None:
 def unhead_star_centre(line: LineComp) -> None:
     """A line joining three or more nodes with every end read headed, whose strokes join one
     end to each of the others and the others to it alone (a star), is a fan: its centre's
-    "head" is the wedge its tails make where they leave the node side by side (seed-3737
-    matplotlib figure 13: two tapered arrows leaving "Softmax" together, their joined tails
+    "head" is the wedge its tails make where they leave the node side by side (seed-5858
+    matplotlib figure 13: two tapered arrows leaving "Gradient" together, their touching tails
     read as a head, every end headed and each edge read both ways). Lines converging on a
     node with their heads merged there have plain tails at their far ends."""
     cs = line.contacts
