@@ -1,6 +1,6 @@
-"""Specks make no dashed line; a line of several pieces is not aimed
-from its skeleton's ends; a star with every end headed has its fan's hub at the centre (issue
-10, session 38: seed 7272, drawn fresh and measured before these changes)."""
+"""Specks make no dashed line; a line of several pieces is not aimed from its skeleton's ends;
+a star with every end headed has its fan's hub at the centre (issue 10, session 38: seed 7272,
+drawn fresh and measured before these changes)."""
 
 from __future__ import annotations
 
@@ -29,7 +29,7 @@ def test_tapered_arrows_with_specks_beside_them_are_not_one_dashed_line(tmp_path
 
 
 def test_dash_pieces_count_no_specks() -> None:
-    """A solid 10 px line with three slivers beside it is not dashed; five dashes are."""
+    """A solid 10 px line with three slivers beside it is not dashed; six dashes are."""
     from judge.tools.aim import dash_pieces
 
     solid = np.zeros((60, 400), np.uint8)
