@@ -383,7 +383,7 @@ def _detect(
         joins, runs = None, {}
         if len(touches) >= 3:
             boxes = [_window_box(blobs[node].box, X0, Y0) for node, _, _ in touches]
-            drawn = own_ink(comp > 0, ink[Y0:Y1, X0:X1] > 0)
+            drawn = own_ink(comp > 0, ink[Y0:Y1, X0:X1] > 0, None if line.dashed else dk)
             read, kept = _strokes_as_drawn(comp, drawn, boxes, line, spur, float(margin + reach))
             if kept is not comp:
                 comp = kept

@@ -15,11 +15,16 @@ from judge.tools.blobtests import erode
 from judge.tools.nodes import Blob, own_mask
 from judge.tools.strokes import off_segment, ridge_half
 from judge.tools.thresholds import (
+    BRIDGE_FILL_MAX_WIDTHS_SQ,
+    BRIDGE_HEAD_RATIO,
     CLOSING_FILL_MAX_WIDTHS_SQ,
+    DASH_PIECE_MAX_CLOSINGS,
     GLYPH_BRIDGE_EXTRA_PX,
     GLYPH_LINE_RING_MARGINS,
     GLYPH_OPEN_MIN_RATIO,
     HEAD_LENGTH_WIDTHS,
+    HEAD_MIN_EXTRA_PX,
+    HEAD_THICKNESS_RATIO,
     INK_DIFF,
     LINE_INK_DIFF,
     OUTLINE_ONLY_MAX_PAST,
@@ -294,11 +299,15 @@ def outline_width(img: np.ndarray, b: Blob) -> float:
     return float(np.median(runs)) if runs else 0.0
 
 
-def own_ink(closed: np.ndarray, ink: np.ndarray) -> np.ndarray:
+def own_ink(closed: np.ndarray, ink: np.ndarray, dk: int | None = None) -> np.ndarray:
     """A line component as drawn: its ink plus the closing's fill that joins two pieces of
-    ink (a dash gap, a break) or is small (an anti-aliased head's notches). Larger fill within
-    one piece (the acute angles of a crossing, the wedge between lines fanning out of one
-    point) is dropped: ``CLOSING_FILL_MAX_WIDTHS_SQ``."""
+    ink as a bridge (a dash gap, a break: ``BRIDGE_FILL_MAX_WIDTHS_SQ``) or is small (an
+    anti-aliased head's notches). Larger fill within one piece (the acute angles of a
+    crossing, the wedge between lines fanning out of one point) is dropped
+    (``CLOSING_FILL_MAX_WIDTHS_SQ``), and so is a wedge joining separate lines that leave a
+    node close together (of a solid line: ``dk``, the closing's size, given), unless a head
+    lies by it or it touches a dash, but for what the closing (a ``dk`` square) of one of
+    them alone lays there (a hollow head's inside)."""
     own = closed & ink
     n_add, alab, stats, _ = cv2.connectedComponentsWithStats(
         (closed & ~ink).astype(np.uint8), connectivity=8
@@ -307,9 +316,10 @@ def own_ink(closed: np.ndarray, ink: np.ndarray) -> np.ndarray:
         return closed.astype(np.uint8)
     # the width of the line as drawn: the closing's fill thickens a crossing's ridge (a thick
     # X filled into a bow tie measured twice its width, and kept its fill)
-    half = ridge_half(cv2.distanceTransform(own.astype(np.uint8), cv2.DIST_L2, 3))
+    dto = cv2.distanceTransform(own.astype(np.uint8), cv2.DIST_L2, 3)
+    half = ridge_half(dto)
     width = 1.0 if half is None else 2.0 * half
-    _, plab = cv2.connectedComponents(own.astype(np.uint8), connectivity=8)
+    n_p, plab, pstats, _ = cv2.connectedComponentsWithStats(own.astype(np.uint8), connectivity=8)
     k = np.ones((3, 3), np.uint8)
     hi = cv2.dilate(plab.astype(np.float32), k)  # the largest piece label next to a pixel
     lo = cv2.erode(np.where(plab > 0, plab, np.inf).astype(np.float32), k)  # the smallest
@@ -318,12 +328,63 @@ def own_ink(closed: np.ndarray, ink: np.ndarray) -> np.ndarray:
     np.maximum.at(seen_hi, alab[fill], hi[fill])
     seen_lo = np.full(n_add, np.inf)
     np.minimum.at(seen_lo, alab[fill], lo[fill])
-    keep = (np.isfinite(seen_lo) & (seen_hi > seen_lo)) | (
-        stats[:, cv2.CC_STAT_AREA] <= CLOSING_FILL_MAX_WIDTHS_SQ * width**2
+    area = stats[:, cv2.CC_STAT_AREA]
+    joins = np.isfinite(seen_lo) & (seen_hi > seen_lo)
+    keep = (joins & (area <= BRIDGE_FILL_MAX_WIDTHS_SQ * width**2)) | (
+        area <= CLOSING_FILL_MAX_WIDTHS_SQ * width**2
     )
     keep[0] = False
+    big = np.flatnonzero(joins & ~keep)
+    if dk is None:  # a dashed line (or no closing size): every joining fill is a bridge
+        keep[big] = True
+        big = big[:0]
+    if big.size:
+        # a wedge with a head by it stays whole: a head and the tail of another line beside
+        # it, glued to one point of a node, read together as one strong head (connectors
+        # sharing a connection site in a render; heads converging side by side)
+        r = int(math.ceil(width))
+        head_half = max(HEAD_THICKNESS_RATIO * width / 2, width / 2 + HEAD_MIN_EXTRA_PX)
+        # dashes: pieces no longer than a few closings that carry no head (a short arrow
+        # does); the closing's fill between a dash and a line is left as it was laid
+        top = np.zeros(n_p)
+        np.maximum.at(top, plab[plab > 0], dto[plab > 0])
+        side = np.maximum(pstats[:, 2], pstats[:, 3])
+        headed = top >= max(BRIDGE_HEAD_RATIO * width / 2, width / 2 + HEAD_MIN_EXTRA_PX)
+        dash = (side <= DASH_PIECE_MAX_CLOSINGS * dk) & ~headed
+        dash &= pstats[:, 4] >= width**2  # specks of anti-aliasing are no dashes
+        dash[0] = False
+        H, W = alab.shape
+        for i in big:
+            x, y, w, h = (int(v) for v in stats[i][:4])
+            x0, y0, x1, y1 = max(0, x - r), max(0, y - r), min(W, x + w + r), min(H, y + h + r)
+            region = (alab[y0:y1, x0:x1] == i).astype(np.uint8)
+            near = cv2.dilate(region, np.ones((2 * r + 1, 2 * r + 1), np.uint8)) > 0
+            joined = np.unique(plab[y0:y1, x0:x1][cv2.dilate(region, k) > 0])
+            keep[i] = float(dto[y0:y1, x0:x1][near].max()) >= head_half or bool(dash[joined].any())
     out: np.ndarray = (own | keep[alab]).astype(np.uint8)
+    if dk is not None:
+        for i in np.flatnonzero(joins & ~keep):
+            _own_fill(out, alab, plab, i, stats[i], dk)
     return out
+
+
+def _own_fill(
+    out: np.ndarray, alab: np.ndarray, plab: np.ndarray, i: int, stat: np.ndarray, dk: int
+) -> None:
+    """Add to ``out`` the part of fill region ``i`` (``alab``) that the closing of one piece
+    of ink (``plab``) next to it lays by itself: that piece's own notches and insides."""
+    x, y, w, h = (int(v) for v in stat[:4])
+    H, W = out.shape
+    x0, y0, x1, y1 = max(0, x - dk), max(0, y - dk), min(W, x + w + dk), min(H, y + h + dk)
+    region = alab[y0:y1, x0:x1] == i
+    pl = plab[y0:y1, x0:x1]
+    grown = cv2.dilate(region.astype(np.uint8), np.ones((3, 3), np.uint8)) > 0
+    kernel = np.ones((dk, dk), np.uint8)
+    for p in np.unique(pl[grown]):
+        if p == 0:
+            continue
+        alone = cv2.morphologyEx((pl == p).astype(np.uint8), cv2.MORPH_CLOSE, kernel) > 0
+        out[y0:y1, x0:x1][alone & region] = 1
 
 
 def all_outline(

@@ -116,6 +116,15 @@ larger than this many squared line widths that joins no two pieces is not part o
 acute angles of a crossing, the wedge between lines fanning out of one point. It would blur them
 into a band or a head-thick wedge. Smaller fills stay (an anti-aliased head's notches)."""
 
+BRIDGE_FILL_MAX_WIDTHS_SQ = 8.0
+"""... and fill joining two pieces of ink is kept as a bridge (a dash gap, a break) only up to
+this many squared line widths: a dash gap's bridge is a gap (at most the closing,
+``DASH_GAP_WIDTHS`` widths) by one width. Larger, it is the wedge between separate lines
+leaving one side of a node close together (seed-6464 matplotlib figure 3: four arrows out of
+"Filter", the two pairs' wedges 15 and 22 squared widths), whose thick ridge read as a head at
+the fan's hub and swallowed the heads at its far ends. A larger wedge with a head by it
+(``HEAD_THICKNESS_RATIO``) stays whole: a head and another line's tail glued to one point."""
+
 DRAWN_HEADS_MIN_WIDTH_PX = 4.0
 """A solid line touching three or more nodes has its heads measured on its ink as drawn
 (``lineink.own_ink``, dropping fill over ``CLOSING_FILL_MAX_WIDTHS_SQ``) when it is at least
