@@ -338,7 +338,7 @@ def own_ink(closed: np.ndarray, ink: np.ndarray, dk: int | None = None) -> np.nd
     if dk is None:  # a dashed line (or no closing size): every joining fill is a bridge
         keep[big] = True
         big = big[:0]
-    if big.size:
+    if big.size and dk is not None:
         # a wedge with a head by it stays whole: a head and the tail of another line beside
         # it, glued to one point of a node, read together as one strong head (connectors
         # sharing a connection site in a render; heads converging side by side)
@@ -364,7 +364,7 @@ def own_ink(closed: np.ndarray, ink: np.ndarray, dk: int | None = None) -> np.nd
     out: np.ndarray = (own | keep[alab]).astype(np.uint8)
     if dk is not None:
         for i in np.flatnonzero(joins & ~keep):
-            _own_fill(out, alab, plab, i, stats[i], dk)
+            _own_fill(out, alab, plab, int(i), stats[i], dk)
     return out
 
 

@@ -123,7 +123,9 @@ this many squared line widths: a dash gap's bridge is a gap (at most the closing
 leaving one side of a node close together (seed-6464 matplotlib figure 3: four arrows out of
 "Filter", the two pairs' wedges 15 and 22 squared widths), whose thick ridge read as a head at
 the fan's hub and swallowed the heads at its far ends. A larger wedge with a head by it
-(``HEAD_THICKNESS_RATIO``) stays whole: a head and another line's tail glued to one point."""
+(``HEAD_THICKNESS_RATIO``) stays whole: a head and another line's tail glued to one point; so
+does one touching a dash (a piece no longer than ``DASH_PIECE_MAX_CLOSINGS`` closings carrying
+no head, ``BRIDGE_HEAD_RATIO``), and a dashed line keeps every bridge."""
 
 DRAWN_HEADS_MIN_WIDTH_PX = 4.0
 """A solid line touching three or more nodes has its heads measured on its ink as drawn
