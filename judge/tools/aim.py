@@ -249,7 +249,7 @@ def dash_closing(ink: np.ndarray, dk: int, base: int | None = None) -> np.ndarra
         shaft[p] = float(np.median(on)) if on.size else 1.0
         # a short fat arrow is no longer than a few dashes, but a dash carries no head
         top = float(on.max()) if on.size else 0.0
-        long_[p] |= _head_thick(top, float(shaft[p]))
+        long_[p] |= head_thick(top, float(shaft[p]))
     if int(long_.sum()) < 2:
         return closed
     apart = None  # the pieces a ``base`` closing joins share a label here
@@ -285,7 +285,7 @@ def dash_closing(ink: np.ndarray, dk: int, base: int | None = None) -> np.ndarra
             if apart is not None:
                 groups.add(int(apart[Y0 + ys[0], X0 + xs[0]]))
             thick = float(dt[Y0:Y1, X0:X1][ys, xs].max())
-            headed += _head_thick(thick, float(shaft[p]))
+            headed += head_thick(thick, float(shaft[p]))
             pts = np.stack([xs, ys], axis=1).astype(np.float64)
             centre = pts.mean(axis=0)
             _, _, vt = np.linalg.svd(pts - centre, full_matrices=False)
@@ -330,7 +330,7 @@ def _drop_induced_fill(
         closed[ys[off], xs[off]] = 0
 
 
-def _head_thick(thick: float, shaft: float) -> bool:
+def head_thick(thick: float, shaft: float) -> bool:
     """Whether ink this thick (half-width, like ``shaft``) on a piece is a head's
     (``BRIDGE_HEAD_RATIO``): the test for a bridge between heads and for a headed piece."""
     return thick >= max(BRIDGE_HEAD_RATIO * shaft, shaft + HEAD_MIN_EXTRA_PX)

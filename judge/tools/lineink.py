@@ -11,12 +11,12 @@ from itertools import pairwise
 import cv2
 import numpy as np
 
+from judge.tools.aim import head_thick
 from judge.tools.blobtests import erode
 from judge.tools.nodes import Blob, own_mask
 from judge.tools.strokes import off_segment, ridge_half
 from judge.tools.thresholds import (
     BRIDGE_FILL_MAX_WIDTHS_SQ,
-    BRIDGE_HEAD_RATIO,
     CLOSING_FILL_MAX_WIDTHS_SQ,
     DASH_PIECE_MAX_CLOSINGS,
     GLYPH_BRIDGE_EXTRA_PX,
@@ -349,7 +349,7 @@ def own_ink(closed: np.ndarray, ink: np.ndarray, dk: int | None = None) -> np.nd
         top = np.zeros(n_p)
         np.maximum.at(top, plab[plab > 0], dto[plab > 0])
         side = np.maximum(pstats[:, 2], pstats[:, 3])
-        headed = top >= max(BRIDGE_HEAD_RATIO * width / 2, width / 2 + HEAD_MIN_EXTRA_PX)
+        headed = np.array([head_thick(float(t), width / 2) for t in top], bool)
         dash = (side <= DASH_PIECE_MAX_CLOSINGS * dk) & ~headed
         dash &= pstats[:, 4] >= width**2  # specks of anti-aliasing are no dashes
         dash[0] = False
