@@ -34,7 +34,7 @@ from judge.tools.thresholds import (
     NECK_BAND_HALVES,
     NECK_MIN_HALVES,
     NECK_START_HALVES,
-    TAPER_MAX_COUNT_RATIO,
+    TAPER_MAX_LENGTH_RATIO,
     TAPER_MIN_HALF_WIDTHS,
     TAPER_MIN_RATIO,
     TAPER_MIN_SHAFT_PX,
@@ -287,29 +287,36 @@ def thick_end(
     d2: tuple[np.ndarray, np.ndarray],
     reach: float,
     width: float,
-) -> int | None:
-    """Which end (0 or 1) of a two-ended line is the thick end of a tapered shaft: the median
-    distance-transform value of the ridge in the half of the stretch between the two head
-    windows (``reach`` from each end; ``d2``: squared distances from each) by that end is at
-    least ``TAPER_MIN_RATIO`` times the other half's. ``None``: no taper, halves shorter than
-    ``TAPER_MIN_HALF_WIDTHS`` times the line's ``width`` (too little shaft between the windows
-    to tell), a thinner half under ``TAPER_MIN_SHAFT_PX``, or halves whose ridges differ in
-    length by more than ``TAPER_MAX_COUNT_RATIO`` (split midway, one stroke's halves are
-    alike)."""
-    mid = ridge & (d2[0] > reach**2) & (d2[1] > reach**2)
-    halves = (mid & (d2[0] < d2[1]), mid & (d2[0] >= d2[1]))
+) -> tuple[int, float] | None:
+    """Which end (0 or 1) of a two-ended line is the thick end of a tapered shaft, and the
+    thin half's median half-width: the median distance-transform value of the ridge in the
+    half of the stretch between the two head windows (``reach`` from each end; ``d2``: squared
+    distances from each) by that end is at least ``TAPER_MIN_RATIO`` times the other half's.
+    ``None``: no taper, halves shorter than ``TAPER_MIN_HALF_WIDTHS`` times the line's
+    ``width`` (too little shaft between the windows to tell), a thinner half under
+    ``TAPER_MIN_SHAFT_PX``, or halves that differ in length by more than
+    ``TAPER_MAX_LENGTH_RATIO`` (split midway, one stroke's halves are alike). A half's length
+    is its ink over its width (area / (2 x median)): the ridge's own pixel count runs sparse
+    along a thick slanted stroke (seed-1717 matplotlib figure 13: 51 against 115 ridge pixels
+    for halves 121 and 146 px long)."""
+    between = (d2[0] > reach**2) & (d2[1] > reach**2)
+    near0 = d2[0] < d2[1]
+    mid = ridge & between
+    halves = (mid & near0, mid & ~near0)
     n0, n1 = (int(h.sum()) for h in halves)
     if min(n0, n1) < TAPER_MIN_HALF_WIDTHS * width:
         return None  # too short a stretch to measure a taper on
-    if max(n0, n1) > TAPER_MAX_COUNT_RATIO * min(n0, n1):
-        return None  # one half holds more than one stroke's ridge (a hollow tail, a merge)
     w0, w1 = (float(np.median(dt[ys[h], xs[h]])) for h in halves)
     if min(w0, w1) < TAPER_MIN_SHAFT_PX:
         return None  # a thin line: one distance-transform step passes for a taper
+    l0 = float((between & near0).sum()) / (2.0 * w0)
+    l1 = float((between & ~near0).sum()) / (2.0 * w1)
+    if max(l0, l1) > TAPER_MAX_LENGTH_RATIO * min(l0, l1):
+        return None  # one half holds more than one stroke (a hollow tail, a merge)
     if w0 >= TAPER_MIN_RATIO * w1:
-        return 0
+        return 0, w1
     if w1 >= TAPER_MIN_RATIO * w0:
-        return 1
+        return 1, w0
     return None
 
 
@@ -324,19 +331,23 @@ def untaper(
 ) -> None:
     """A tapered (``fancy``) arrow joining two nodes (``d2``: squared distances from its two
     ends) narrows from its tail to its head: its thick end (:func:`thick_end`) is no
-    head, however wide its cut end looks there. Where neither end reads a head, its thin end
-    is its head, however small the head reads there (seed-7171 matplotlib figure 13: 12 px
+    head, however wide its cut end looks there. Its thin end is its head where neither end
+    reads one, however small the head reads there (seed-7171 matplotlib figure 13: 12 px
     tails narrowing to 4 px shafts into heads 9 px wide, half erased with an ellipse's
-    outline, read with no direction). A head read at the thick end is left to the other
-    tests: a line whose thick half holds another line's end is no tapered arrow."""
+    outline, read with no direction), or where that end stands ``HEAD_THICKNESS_RATIO`` times
+    out of the thin half's shaft (a head the window measured against the wider shaft further
+    back; seed-1717 figure 13: 9.6 px against 4.8 px, its blunt tail read as the head)."""
     if len(d2) != 2 or len(line.contacts) != 2:
         return
-    thick = thick_end(dt, xs, ys, ridge, (d2[0], d2[1]), reach, line.thickness_px)
-    if thick is not None:
-        headless = not any(c.head for c in line.contacts)
-        line.contacts[thick].head = False
-        if headless:
-            line.contacts[1 - thick].head = True
+    taper = thick_end(dt, xs, ys, ridge, (d2[0], d2[1]), reach, line.thickness_px)
+    if taper is None:
+        return
+    thick, thin_half = taper
+    headless = not any(c.head for c in line.contacts)
+    line.contacts[thick].head = False
+    tip = line.contacts[1 - thick]
+    if headless or tip.thickness_px / 2.0 >= HEAD_THICKNESS_RATIO * thin_half:
+        tip.head = True
 
 
 def unhead_fan_hub(line: LineComp) -> None:

@@ -327,11 +327,12 @@ a thin line one distance-transform step (1.37 against 1.91 px) passes for a tape
 figure 1: a 2.9 px line, 11 px halves). ``fancy`` lines' halves run 33-94 px at 7-10 px
 widths, their thinner halves 2.3-5 px."""
 
-TAPER_MAX_COUNT_RATIO = 1.5
-"""... but only where the two halves' ridges are alike in length (within this ratio): split
-midway between the ends, one stroke's halves are; a ``fancy`` tail drawn hollow at a small
-scale (two thin edges, seed-7474 figure 13) or another line merged in doubles one half's
-ridge, and thins its median. Measured: single strokes 1.0-1.41, hollow tails 2.1-2.8."""
+TAPER_MAX_LENGTH_RATIO = 1.5
+"""... but only where the two halves are alike in length (within this ratio; a half's length is
+its ink over twice its median half-width): split midway between the ends, one stroke's halves
+are; a ``fancy`` tail drawn hollow at a small scale (two thin edges, seed-7474 figure 13) or
+another line merged in doubles one half's ink at its width, and thins its median. Measured on
+ridge pixel counts before session 40: single strokes 1.0-1.41, hollow tails 2.1-2.8."""
 
 FAR_RIM_FRAC = 0.6
 NEAR_PART_FRAC = 0.5
