@@ -156,12 +156,6 @@ def _keep_foreign_ink(
     )
     foreign = np.zeros(cand.shape, bool)
     foreign[cand] = off > INK_DIFF
-    # a solid body on the blend of the outline and the page: a grey head glued along a black
-    # outline reads as the outline's anti-aliasing pixel by pixel, but no fringe is 3 px thick
-    solid = np.minimum(np.abs(px - stroke).max(axis=1), _off_blend(px, inner, bg))
-    body = np.zeros(cand.shape, np.uint8)
-    body[cand] = solid > INK_DIFF
-    foreign |= cv2.morphologyEx(body, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8)) > 0
     if not foreign.any():
         return
     # a foreign piece is kept when it joins ink beyond the erased ring: the line it ends.
