@@ -22,6 +22,7 @@ from judge.tools.strokes import neighbour_counts
 from judge.tools.strokes import ridge as dt_ridge
 from judge.tools.thresholds import (
     AIM_STRETCH_WIDTHS,
+    BRIDGE_APART_WIDTHS,
     BRIDGE_HEAD_RATIO,
     BRIDGE_LOOK_CLOSINGS,
     BRIDGE_MAX_TURN_DEG,
@@ -230,7 +231,8 @@ def dash_closing(ink: np.ndarray, dk: int, base: int | None = None) -> np.ndarra
     to span a thick line's dash gaps). A sideways bridge between two lines that a ``base``
     closing leaves apart is dropped too: thick solid lines leaving one side of a node a dash
     gap apart would merge there into a wedge read as a head (seed-6262 matplotlib figure 9:
-    10 px lines, a 35 px closing).
+    10 px lines, a 35 px closing). So is one between two pieces with no head near it that
+    keep ``BRIDGE_APART_WIDTHS`` line widths apart (:func:`_set_apart`): two lines' tails.
 
     Fill touching one piece only is kept where the closing of that piece alone lays it (a
     line's own notches), and dropped where another line's ink nearby induced it
@@ -292,7 +294,11 @@ def dash_closing(ink: np.ndarray, dk: int, base: int | None = None) -> np.ndarra
             near.append((centre, vt[0]))
         if (
             len(near) == len(touched)
-            and (headed >= 2 or len(groups) >= 2)
+            and (
+                headed >= 2
+                or len(groups) >= 2
+                or (headed == 0 and _set_apart(win, touched, 2.0 * float(shaft[touched].max())))
+            )
             and not any(
                 _carries_on(near[i], near[j])
                 for i in range(len(near))
@@ -334,6 +340,18 @@ def head_thick(thick: float, shaft: float) -> bool:
     """Whether ink this thick (half-width, like ``shaft``) on a piece is a head's
     (``BRIDGE_HEAD_RATIO``): the test for a bridge between heads and for a headed piece."""
     return thick >= max(BRIDGE_HEAD_RATIO * shaft, shaft + HEAD_MIN_EXTRA_PX)
+
+
+def _set_apart(win: np.ndarray, touched: np.ndarray, width: float) -> bool:
+    """Whether the two ink pieces ``touched`` (labels in ``win``) keep at least
+    ``BRIDGE_APART_WIDTHS`` line widths (``width``) of page between them everywhere in ``win``:
+    two separate lines, not one line's break, however small the closing found the gap."""
+    if len(touched) != 2:
+        return False
+    away = (win != touched[0]).astype(np.uint8)
+    dist = cv2.distanceTransform(away, cv2.DIST_L2, cv2.DIST_MASK_PRECISE)
+    other = win == touched[1]
+    return bool(other.any()) and float(dist[other].min()) >= BRIDGE_APART_WIDTHS * width
 
 
 def _carries_on(a: tuple[np.ndarray, np.ndarray], b: tuple[np.ndarray, np.ndarray]) -> bool:

@@ -254,10 +254,20 @@ HEADED_PIECE_MIN_CLOSINGS = 2
 a dash has no head."""
 
 BRIDGE_HEAD_RATIO = 1.4
-"""A bridge the dash closing lays sideways is dropped only between two heads: pieces at least
+"""A bridge the dash closing lays sideways is dropped between two heads: pieces at least
 this many times their shaft's thickness near it (lower than ``HEAD_THICKNESS_RATIO``: the
 window round the gap holds only part of a head; lines leaving a node's corner together, dev14,
 measure 1.0-1.3)."""
+
+BRIDGE_APART_WIDTHS = 1.5
+"""... or between two pieces with no head near it (neither ``BRIDGE_HEAD_RATIO`` shafts thick)
+this many line widths apart at their nearest (the wider piece's width): two lines leaving one
+side of a node close together, not one line's break (seed-1717 matplotlib figure 12: two 4.6 px
+arrows out of "Align" 9 px apart, an 11 px closing; joined, their strokes paired every way and
+neither edge kept its direction). Lines leaving a node's corner from one point (dev14: 3 px
+apart, 2-3 px wide) stay one fan. Where one piece is head-thick the bridge stays: a head can
+lie that far off its own shaft in the line ink (seed-2424 matplotlib figure 5), and two heads
+side by side have their own rule."""
 
 BRIDGE_LOOK_CLOSINGS = 3
 """A gap the dash closing bridges between two long ink pieces is judged on each piece's ink
