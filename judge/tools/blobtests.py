@@ -18,6 +18,7 @@ from judge.tools.thresholds import (
     POINT_MAX_RESIDUAL_PX,
     POINT_MIN_SLOPE,
     POINT_STRAIGHT_MIN_RATIO,
+    POINT_TIP_MIN_FRAC,
     POINT_TOL_PX,
     SOLID_HEAD_MAX_EXTENT,
     SOLID_HEAD_MAX_SIDE_FACTOR,
@@ -140,43 +141,20 @@ def restore_points(comp: np.ndarray, body: np.ndarray) -> np.ndarray:
     and ``comp``'s ink within them (``POINT_TOL_PX``) is the node's again. A head touching the
     tip lies beyond it and stays off; a rounded end is no straight taper and stays as it was.
     Seed-6363 matplotlib figure 4: a diamond's cut tip, left in the line ink, read as the head
-    of the two arcs leaving it and reversed one of them."""
+    of the two arcs leaving it and reversed one of them. Where the body's outline is no
+    straight taper at the cut, the point is fitted on the cut ink itself (:func:`_cut_tip`)."""
     out = body.copy()
     for t in range(4):  # each side in turn, rotated to be the left one
         c, b = np.rot90(comp, t), np.rot90(body, t)
         cols = np.flatnonzero(b.any(axis=0))
         if cols.size < 4:
             continue
-        m = max(3, int(POINT_FIT_FRAC * cols.size))
-        tops = np.argmax(b[:, cols], axis=0).astype(np.float64)
-        bots = (b.shape[0] - 1 - np.argmax(b[::-1, cols], axis=0)).astype(np.float64)
-        # the opening's square may leave a flat band at the cut (lines leaving the point fill
-        # its flanks): the outlines are followed from where they start to part
-        wide = np.flatnonzero(bots - tops > bots[0] - tops[0] + 1)
-        s0 = int(wide[0]) if wide.size else 0
-        if s0 + 2 * m > cols.size:
+        lines = _cut_point(b, cols)
+        if lines is None:
+            lines = _cut_tip(c, b, cols)
+        if lines is None:
             continue
-        near, on = slice(s0, s0 + m), slice(s0 + m, s0 + 2 * m)
-        xs = cols[near].astype(np.float64)
-        top, bot = tops[near], bots[near]
-        s_top, i_top = np.polyfit(xs, top, 1)
-        s_bot, i_bot = np.polyfit(xs, bot, 1)
-        if s_top > -POINT_MIN_SLOPE or s_bot < POINT_MIN_SLOPE:
-            continue  # not tapered towards this side
-        stray = max(
-            float(np.abs(top - (s_top * xs + i_top)).max()),
-            float(np.abs(bot - (s_bot * xs + i_bot)).max()),
-        )
-        if stray > POINT_MAX_RESIDUAL_PX:
-            continue
-        # straight sides keep their slope further in; a rounded end's flattens out (a pill's
-        # or an ellipse's: 0.5 by the end, 0.1 further in)
-        xs2 = cols[on].astype(np.float64)
-        if (
-            np.polyfit(xs2, tops[on], 1)[0] > POINT_STRAIGHT_MIN_RATIO * s_top
-            or np.polyfit(xs2, bots[on], 1)[0] < POINT_STRAIGHT_MIN_RATIO * s_bot
-        ):
-            continue
+        s_top, i_top, s_bot, i_bot = lines
         tip = (i_bot - i_top) / (s_top - s_bot)
         x0 = int(cols[0])
         grow = np.zeros_like(c)
@@ -190,6 +168,98 @@ def restore_points(comp: np.ndarray, body: np.ndarray) -> np.ndarray:
                 break
         out |= np.rot90(grow, -t)
     return out
+
+
+Lines = tuple[float, float, float, float]
+"""A cut point's two outlines, fitted as rows = slope * column + intercept: top, then bottom."""
+
+
+def _cut_point(b: np.ndarray, cols: np.ndarray) -> Lines | None:
+    """The outlines of the point the opening cut off the left side of ``b`` (the body; ``cols``
+    its columns), followed along the body where it starts to part; None when it does not end
+    tapered there."""
+    m = max(3, int(POINT_FIT_FRAC * cols.size))
+    tops = np.argmax(b[:, cols], axis=0).astype(np.float64)
+    bots = (b.shape[0] - 1 - np.argmax(b[::-1, cols], axis=0)).astype(np.float64)
+    # the opening's square may leave a flat band at the cut (lines leaving the point fill
+    # its flanks): the outlines are followed from where they start to part
+    wide = np.flatnonzero(bots - tops > bots[0] - tops[0] + 1)
+    s0 = int(wide[0]) if wide.size else 0
+    if s0 + 2 * m > cols.size:
+        return None
+    near, on = slice(s0, s0 + m), slice(s0 + m, s0 + 2 * m)
+    xs = cols[near].astype(np.float64)
+    top, bot = tops[near], bots[near]
+    s_top, i_top = np.polyfit(xs, top, 1)
+    s_bot, i_bot = np.polyfit(xs, bot, 1)
+    if not _straight_taper(xs, top, bot, (s_top, i_top, s_bot, i_bot)):
+        return None
+    # straight sides keep their slope further in; a rounded end's flattens out (a pill's
+    # or an ellipse's: 0.5 by the end, 0.1 further in)
+    xs2 = cols[on].astype(np.float64)
+    if (
+        np.polyfit(xs2, tops[on], 1)[0] > POINT_STRAIGHT_MIN_RATIO * s_top
+        or np.polyfit(xs2, bots[on], 1)[0] < POINT_STRAIGHT_MIN_RATIO * s_bot
+    ):
+        return None
+    return float(s_top), float(i_top), float(s_bot), float(i_bot)
+
+
+def _cut_tip(c: np.ndarray, b: np.ndarray, cols: np.ndarray) -> Lines | None:
+    """The outlines of the point the opening cut off the left side of ``b``, fitted on the cut
+    ink itself (``c``'s columns left of the body): where the body's own outline is no straight
+    taper (a thick line's stubs at a diamond's lower side leave the opening a square lump
+    there: seed-2727 matplotlib figure 10, "Embedding" lost its right third, and that third was
+    read as a line). The cut ink must taper straight to a point and enclose the body's cut
+    edge; a head or a stub there does not (it widens away from the node, or runs parallel)."""
+    x0 = int(cols[0])
+    rows = np.flatnonzero(b[:, x0])
+    if rows.size == 0:
+        return None
+    # followed column by column from the cut edge: the ink overlapping the last column's (a
+    # stub leaving the node's side further along lies apart from the point in these columns)
+    # up to the apex: where the ink widens again, a head or a line touches the point there
+    lo, hi = int(rows[0]), int(rows[-1])
+    spans: list[tuple[int, int]] = []
+    for x in range(x0 - 1, -1, -1):
+        ink = np.flatnonzero(c[max(0, lo - 1) : hi + 2, x])
+        if ink.size == 0:
+            break
+        lo_, hi_ = max(0, lo - 1) + int(ink[0]), max(0, lo - 1) + int(ink[-1])
+        if hi_ - lo_ > hi - lo:
+            break
+        lo, hi = lo_, hi_
+        spans.append((lo, hi))
+    if len(spans) < max(4, POINT_TIP_MIN_FRAC * cols.size):
+        return None
+    # the apex's last column is anti-aliased specks: fitted up to the one before
+    spans = spans[:-1]
+    xs = np.arange(x0 - 1, x0 - 1 - len(spans), -1).astype(np.float64)
+    top = np.array([sp[0] for sp in spans], np.float64)
+    bot = np.array([sp[1] for sp in spans], np.float64)
+    s_top, i_top = np.polyfit(xs, top, 1)
+    s_bot, i_bot = np.polyfit(xs, bot, 1)
+    lines = (float(s_top), float(i_top), float(s_bot), float(i_bot))
+    if not _straight_taper(xs, top, bot, lines):
+        return None
+    lo_, hi_ = s_top * x0 + i_top - POINT_TOL_PX, s_bot * x0 + i_bot + POINT_TOL_PX
+    if rows[0] < lo_ or rows[-1] > hi_:
+        return None
+    return lines
+
+
+def _straight_taper(xs: np.ndarray, top: np.ndarray, bot: np.ndarray, lines: Lines) -> bool:
+    """Whether outlines ``top`` and ``bot`` (rows over columns ``xs``) close in on each other
+    leftwards at least ``POINT_MIN_SLOPE`` steeply, each within ``POINT_MAX_RESIDUAL_PX`` of
+    its fitted line (``lines``)."""
+    s_top, i_top, s_bot, i_bot = lines
+    if s_top > -POINT_MIN_SLOPE or s_bot < POINT_MIN_SLOPE:
+        return False  # not tapered towards this side
+    stray = max(
+        float(np.abs(top - (s_top * xs + i_top)).max()),
+        float(np.abs(bot - (s_bot * xs + i_bot)).max()),
+    )
+    return stray <= POINT_MAX_RESIDUAL_PX
 
 
 def big_head(labels: np.ndarray, stat: np.ndarray, j: int, min_side: int) -> bool:

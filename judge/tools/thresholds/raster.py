@@ -201,6 +201,13 @@ POINT_MAX_RESIDUAL_PX = 1.5
 (a guard against ragged outlines; over so short a stretch a small rounded end's arc may stay
 within it, and ``POINT_STRAIGHT_MIN_RATIO`` is what tells it from a point)."""
 
+POINT_TIP_MIN_FRAC = 0.1
+"""A point is fitted on the ink the opening cut off (``blobtests.restore_points``, where the
+body's outline is no straight taper) only when that ink runs on past the body for at least this
+share of the body's length: the opening cuts about a sixth of a diamond's width off each point,
+and only the last 3 % off an ellipse's ends, whose short arcs pass for straight (Graphviz
+seed-4848 figure 5: outlined ellipses grown by 7 px at each end took in heads by them)."""
+
 POINT_TOL_PX = 1.5
 """Ink this close outside the carried-on outlines of a cut point is still the node's (an
 anti-aliased outline)."""
