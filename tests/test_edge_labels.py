@@ -81,6 +81,24 @@ def test_a_graphviz_edge_label_touching_its_edge_reads_no_head_at_the_tail() -> 
     assert not {e for e in edges if e[:2] == ("Critic", "Scorer")}, edges
 
 
+def test_a_label_crossed_right_behind_a_head_leaves_the_head_standing_out() -> None:
+    """Graphviz seed 2727, figure 8: the line "Detector" -> "Output" crosses the last letter
+    of its label "update" right behind its head, whose barbs the label's box cuts off from the
+    rest of the line. With one side of the line reaching the window's edge and the other only
+    the erased node, the letter stayed on the line, the shaft behind the head read as thick as
+    the head, and the edge read with no direction: the deck reversing it passed. The side
+    touching the node counts as the line's other side."""
+    from generation.gvbench.bench import task_id_for
+    from generation.gvbench.layout import draw
+    from generation.gvbench.spec import make_spec
+
+    drawn = draw(make_spec(task_id_for(2727, 8), 8, 2727))
+    img = cv2.imdecode(np.frombuffer(drawn.png, np.uint8), cv2.IMREAD_COLOR)
+    _nodes, edges, _lines = _read_graph(np.asarray(img, np.uint8))
+    assert ("Detector", "Output", "high") in edges, edges
+    assert not {e for e in edges if e[:2] == ("Output", "Detector")}, edges
+
+
 @pytest.mark.slow
 def test_a_dark_cylinders_lighter_lid_is_no_node_inside_it(
     render_pool: RenderPool, tmp_path: Path

@@ -510,9 +510,9 @@ def erase_text(
     every = float(np.median(strokes)) if strokes else None
     for f in found:
         if f is not None:
-            sub, pieces, core, own = f
+            sub, pieces, core, own, rim = f
             for piece, half in pieces:
-                _through_box(sub, piece, core, every if own is None else own, half)
+                _through_box(sub, piece, core, every if own is None else own, half, rim)
 
 
 def _free_letters(
@@ -527,6 +527,7 @@ def _free_letters(
         list[tuple[np.ndarray, float | None]],
         tuple[int, int, int, int],
         float | None,
+        np.ndarray | None,
     ]
     | None
 ):
@@ -546,6 +547,7 @@ def _free_letters(
     h, w = sub.shape
     x, y, cw, ch = st[1:, 0], st[1:, 1], st[1:, 2], st[1:, 3]
     inside = (x > 0) & (y > 0) & (x + cw < w) & (y + ch < h)
+    rim = None
     if nodes is not None:
         # a long piece leaving an erased node is a line's end, however short the line
         rim = cv2.dilate(nodes[y0:y1, x0:x1], np.ones((3, 3), np.uint8)) > 0
@@ -565,7 +567,8 @@ def _free_letters(
     )
     pieces = [lab == c for c in np.flatnonzero(~inside) + 1]
     pieces = [p for p in pieces if p[core[1] : core[3], core[0] : core[2]].any()]
-    return sub, [(p, _line_half(ink, p, (x0, y0, x1, y1), m)) for p in pieces], core, stroke
+    halves = [(p, _line_half(ink, p, (x0, y0, x1, y1), m)) for p in pieces]
+    return sub, halves, core, stroke, rim
 
 
 def _line_half(
@@ -597,6 +600,7 @@ def _through_box(
     core: tuple[int, int, int, int],
     stroke: float | None,
     line_half: float | None,
+    rim: np.ndarray | None = None,
 ) -> None:
     """Erase (in place, in ``sub``) the letters of a label touching lines that run through the
     label's box ``core`` (x0, y0, x1, y1) (``piece``: the lines and the letters on them).
@@ -608,8 +612,10 @@ def _through_box(
     "Monitor").
 
     Thinner lines: ``piece`` without the box must fall into two parts that reach the window's
-    edge, one line's two sides (a Graphviz edge label set against its edge: the letters were
-    part of the line and read as a head by its end, seed-2929 figure 8). The box's ink within
+    edge or an erased node (``rim``: the line's head on a node just past the label), one
+    line's two sides (a Graphviz edge label set against its edge: the letters were part of the
+    line and read as a head by its end, seed-2929 figure 8; a label whose last letter the line
+    crosses right behind its head, Graphviz seed-2727 figure 8). The box's ink within
     half a line width and ``GLYPH_BRIDGE_EXTRA_PX`` of the straight segment between the two cut
     ends is the line and stays, when it covers ``STRAIGHT_MIN_INKED`` of that segment; every
     other piece of ink in the box or off the two parts goes. Anything else (one part: a line
@@ -629,6 +635,13 @@ def _through_box(
     edge = np.zeros(piece.shape, bool)
     edge[[0, -1], :] = edge[:, [0, -1]] = True
     sides = [c for c in range(1, n) if (edge & (lab == c)).any()]
+    if rim is not None:
+        # what touches an erased node is one side, however the box's edge cut it (a head's
+        # two barbs)
+        at_node = [c for c in range(1, n) if c not in sides and (rim & (lab == c)).any()]
+        if at_node:
+            lab[np.isin(lab, at_node)] = at_node[0]
+            sides.append(at_node[0])
     if len(sides) != 2:
         return
     near = cv2.dilate((piece & box).astype(np.uint8), np.ones((3, 3), np.uint8)) > 0
