@@ -534,7 +534,8 @@ def _free_letters(
     """Erase the pieces of ink in ``box``'s window that are letters standing free (see
     :func:`erase_text`); return the window (a view of ``ink``), the pieces left that reach
     into the box (each with half its lines' width, :func:`_line_half`), the box in the window
-    (x0, y0, x1, y1) and half the free letters' stroke."""
+    (x0, y0, x1, y1), half the free letters' stroke and the erased ``nodes``' rim in the
+    window (None without ``nodes``)."""
     tx, ty, tw, bh = box
     m = max(2, int(round(TEXT_ERASE_MARGIN_FRAC * th)))
     x0, y0 = max(0, int(tx) - m), max(0, int(ty) - m)
