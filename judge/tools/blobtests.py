@@ -242,8 +242,9 @@ def _cut_tip(c: np.ndarray, b: np.ndarray, cols: np.ndarray) -> Lines | None:
     lines = (float(s_top), float(i_top), float(s_bot), float(i_bot))
     if not _straight_taper(xs, top, bot, lines):
         return None
-    lo_, hi_ = s_top * x0 + i_top - POINT_TOL_PX, s_bot * x0 + i_bot + POINT_TOL_PX
-    if rows[0] < lo_ or rows[-1] > hi_:
+    # the fitted outlines at the cut edge enclose the body's edge there
+    top_at, bot_at = s_top * x0 + i_top - POINT_TOL_PX, s_bot * x0 + i_bot + POINT_TOL_PX
+    if rows[0] < top_at or rows[-1] > bot_at:
         return None
     return lines
 
