@@ -223,10 +223,20 @@ def _fill_holes(
     small = min_side * min_side / 4
     thick = cv2.morphologyEx(ink, cv2.MORPH_OPEN, np.ones((k, k), np.uint8))
     n, tlab, stats, _ = cv2.connectedComponentsWithStats(thick, connectivity=8)
-    # a node is a node's least side thick both ways; a tapered tail's fat stub, however long
-    # its slant makes its box, is not (seed-2525 matplotlib figure 6: two 10 px tails left
-    # an outlined diamond's lower sides, and the diamond stayed a loop of lines)
-    cored = set(np.unique(tlab[cv2.erode(thick, np.ones((min_side, min_side), np.uint8)) > 0]))
+    # a node is a node's least side thick both ways over a node's length: a tapered tail's
+    # fat stub, however long its slant makes its box, is not (seed-2525 matplotlib figure 6:
+    # two 10 px tails left an outlined diamond's lower sides, and the diamond stayed a loop of
+    # lines), nor a fat line with its head, of which only the head is that thick (seed-3838
+    # matplotlib figure 10: 10 px lines with 18 px heads joining outlined boxes in a loop
+    # counted as nodes on it, and "Cache", "Augment" and "Labeler" stayed unfilled)
+    core = cv2.morphologyEx(thick, cv2.MORPH_OPEN, np.ones((min_side, min_side), np.uint8))
+    nc, clab, cstats, _ = cv2.connectedComponentsWithStats(core, connectivity=8)
+    cored: set[int] = set()
+    for piece in range(1, nc):
+        cx, cy, cw, ch = (int(v) for v in cstats[piece, :4])
+        if max(cw, ch) >= HEAD_MAX_SIDE_FACTOR * min_side:
+            ys_, xs_ = np.nonzero(clab[cy : cy + ch, cx : cx + cw] == piece)
+            cored.add(int(tlab[cy + ys_[0], cx + xs_[0]]))
     # solids that may be nodes sitting on a loop of lines; arrowhead-sized ones (under
     # HEAD_MAX_SIDE_FACTOR node sides) do not count: an arrowhead touching an outlined node's
     # border would otherwise stop that node from being filled; nor do solids thinner than a
