@@ -1,5 +1,6 @@
-"""Outlined nodes on a loop of fat lines stay nodes (issue 10, session 42: matplotlib seed 3838,
-drawn fresh and measured before this change)."""
+"""Outlined nodes on a loop of fat lines stay nodes; a big head grazing the node beside the one it
+points at ends at its tip (issue 10, session 42: matplotlib seed 3838, drawn fresh and measured
+before these changes)."""
 
 from __future__ import annotations
 
@@ -59,3 +60,16 @@ def test_outlined_boxes_joined_by_fat_lines_drawn_with_opencv_are_found() -> Non
             abs(bx - x) <= 6 and abs(by - y) <= 6 and abs(bw - w) <= 12 and abs(bh - h) <= 12
             for bx, by, bw, bh in found
         ), (x, y, w, h, found)
+
+
+def test_a_head_grazing_the_next_node_ends_at_its_tip(tmp_path: Path) -> None:
+    """Seed 3838, figure 9 (matplotlib): the big head of "Filter" -> "Mask" fills the gap
+    between "Report" and "Mask", its tip on "Mask" and a barb on the corner of "Report". The
+    line touched three nodes, and its strokes read "Report" -> "Mask": every faithful deck was
+    rejected for a rewired edge. One stroke entering one solid piece of ink that touches two
+    nodes ends at the one further along its run."""
+    truth, nodes, edges = _read_seeded(tmp_path, 9, seed=3838)
+    assert nodes == truth, nodes
+    assert ("Filter", "Mask", "high") in edges, edges
+    assert ("Filter", "Report", "high") in edges, edges
+    assert not any(e[:2] in {("Report", "Mask"), ("Mask", "Report")} for e in edges), edges

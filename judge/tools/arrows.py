@@ -21,7 +21,7 @@ import numpy as np
 from judge.tools import headtests
 from judge.tools.aim import aimed_ends, dash_closing, dash_pieces, drop_dashed_rings
 from judge.tools.base import Tool, ToolContext, ToolOutput, memo
-from judge.tools.contacts import line_touches, same_line
+from judge.tools.contacts import barb_touches, line_touches, same_line
 from judge.tools.lineink import all_outline, erase_text, heads_in_masks, node_erase, own_ink
 from judge.tools.nodes import (
     Blob,
@@ -371,6 +371,8 @@ def _detect(
         # 2 pt), whatever the image's size
         reach_m = max(margin, int(math.ceil(CONTACT_MARGIN_WIDTHS * line.thickness_px)))
         touches = line_touches(xs_abs, ys_abs, (x, y, w, h), blobs, ep_boxes, reach_m, shape_near)
+        barbs = barb_touches(touches, comp > 0, (X0, Y0), float(reach + margin))
+        touches = [t for t in touches if t[0] not in barbs]
         touched = {node for node, _, _ in touches}
         if len(touches) < 2:  # an arrow stopping short of its boxes (hand-drawn)
             # aimed from its skeleton's far ends only when it is about one piece of ink: not

@@ -10,7 +10,14 @@ import cv2
 import numpy as np
 
 from judge.tools.nodes import Blob
-from judge.tools.thresholds import RECT_MIN_EXTENT, SAME_LINE_TOL_MIN_PX, SAME_LINE_TOL_WIDTHS
+from judge.tools.thresholds import (
+    BARB_AHEAD_FRAC,
+    BARB_MAX_HEAD_THICKNESSES,
+    BARB_SEGMENT_INK_FRAC,
+    RECT_MIN_EXTENT,
+    SAME_LINE_TOL_MIN_PX,
+    SAME_LINE_TOL_WIDTHS,
+)
 
 if TYPE_CHECKING:
     from judge.tools.arrows import LineComp
@@ -50,6 +57,60 @@ def line_touches(
         if near.any():
             end = end_point(xs[near], ys[near], (bx, by, bw, bh))
             out.append((node, end[0], end[1]))
+    return out
+
+
+def barb_touches(
+    touches: list[tuple[int, float, float]],
+    comp: np.ndarray,
+    origin: tuple[int, int],
+    head_reach: float,
+) -> set[int]:
+    """The node of three ``touches`` (image frame) that only a head's barb grazes: of two touches
+    within two ``head_reach`` of each other joined by solid ink (``comp``: the line's mask, its
+    window's corner at ``origin``), with one stroke entering that ink from behind, the one
+    further back along that stroke (``BARB_AHEAD_FRAC``), when the other's head is thick
+    enough to span them (``BARB_MAX_HEAD_THICKNESSES``)."""
+    out: set[int] = set()
+    if len(touches) != 3:
+        return out  # one line's two ends and a graze; where more meet, strokes cross there
+    x0, y0 = origin
+    hgt, wid = comp.shape
+    ys, xs = np.nonzero(comp)
+    dt: np.ndarray | None = None
+    for i, (na, ax, ay) in enumerate(touches):
+        for nb, bx, by in touches[i + 1 :]:
+            d = math.hypot(bx - ax, by - ay)
+            if d < 2.0 or d > 2.0 * head_reach or {na, nb} & out:
+                continue
+            t = np.linspace(0.0, 1.0, int(math.ceil(d)) + 1)
+            sx = np.clip(np.round(ax + t * (bx - ax)).astype(int) - x0, 0, wid - 1)
+            sy = np.clip(np.round(ay + t * (by - ay)).astype(int) - y0, 0, hgt - 1)
+            if float(comp[sy, sx].mean()) < BARB_SEGMENT_INK_FRAC:
+                continue
+            mx, my = (ax + bx) / 2.0 - x0, (ay + by) / 2.0 - y0
+            r = np.hypot(xs - mx, ys - my)
+            ring = (r >= d) & (r <= 2.0 * d)
+            if not ring.any():
+                continue
+            m = np.zeros(comp.shape, np.uint8)
+            m[ys[ring], xs[ring]] = 1
+            if cv2.connectedComponents(m, connectivity=8)[0] != 2:
+                continue  # no stroke, or several (a fork, a crossing): not one line's end
+            ux, uy = mx - float(xs[ring].mean()), my - float(ys[ring].mean())
+            norm = math.hypot(ux, uy)
+            if norm == 0.0:
+                continue
+            ahead = ((bx - ax) * ux + (by - ay) * uy) / norm
+            if abs(ahead) < BARB_AHEAD_FRAC * d:
+                continue  # side by side across the stroke's run: a fork's two heads
+            tip = (bx, by) if ahead > 0 else (ax, ay)
+            if dt is None:
+                dt = cv2.distanceTransform(comp.astype(np.uint8), cv2.DIST_L2, 3)
+            near = np.hypot(xs - (tip[0] - x0), ys - (tip[1] - y0)) <= d
+            if d > BARB_MAX_HEAD_THICKNESSES * 2.0 * float(dt[ys[near], xs[near]].max()):
+                continue  # no head that size: a line of its own between the two
+            out.add(na if ahead > 0 else nb)
     return out
 
 

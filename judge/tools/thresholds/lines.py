@@ -296,3 +296,21 @@ their specs and 13 went further; within a step, 11 closer and 1 further. Lines u
 ``SHAFT_DT_MIN_WIDTH_PX`` wide (as read: a tiny figure's faint lines, enlarged) keep their
 ridge: so few pixels do not tell a head from a line's own end (dev10 in the tiny look: both
 faithful decks it passed failed)."""
+
+BARB_SEGMENT_INK_FRAC = 0.9
+BARB_AHEAD_FRAC = 0.7
+BARB_MAX_HEAD_THICKNESSES = 3.0
+"""A line touching three nodes, two of them a short way apart (within two head reaches)
+through one solid piece of ink (``BARB_SEGMENT_INK_FRAC`` of the straight path between the two
+touch points is its ink), with one stroke coming into that piece from behind, ends at one of
+them only: a big head's barb grazes the corner of the node beside the one its tip reaches
+(seed-3838 matplotlib figure 9: "Filter" -> "Mask" read as "Filter" -> "Report" -> "Mask", a
+52 px head spanning 74 px from barb to tip). The touch lying ``BARB_AHEAD_FRAC`` of their
+distance further back along that stroke's run is dropped, when the ink by the other is thick
+enough for a head spanning them (their distance at most ``BARB_MAX_HEAD_THICKNESSES`` times
+its thickness; a slender head's side is about 2.6 thicknesses). Heads side by side (a fork)
+lie level across the run and both stay; a short line of its own between two nodes, merged
+with another line's head, is far longer than that head is thick (seed-9191 figure 5: 127 px
+against a 32 px head). Where more nodes are touched, lines cross there, and a dropped node
+loses its other strokes' edges too (seed-3737 figure 3: "Splitter", passed at its corner by
+another line, lost its two edges)."""
