@@ -14,6 +14,15 @@ import numpy as np
 from judge.tools.base import ToolUsageError
 
 
+def channel_off(img: np.ndarray, bgr: Any) -> np.ndarray:
+    """How far each pixel of a uint8 BGR image lies from colour ``bgr``: the largest of its
+    channels' absolute differences (uint8), as ``np.abs(img.astype(np.int16) - bgr).max(axis=2)``
+    gives it, computed by OpenCV (several times faster on whole images)."""
+    b, g, r = cv2.split(cv2.absdiff(img, np.full(img.shape, bgr, np.uint8)))
+    out: np.ndarray = cv2.max(cv2.max(b, g), r)
+    return out
+
+
 def _lab(bgr: np.ndarray) -> np.ndarray:
     """CIE L*a*b* (D65) of an (N, 3) uint8 BGR array."""
     arr = np.asarray(bgr, dtype=np.float32).reshape(-1, 1, 3) / 255.0

@@ -15,7 +15,7 @@ import numpy as np
 
 from judge.tools.base import Tool, ToolContext, ToolOutput, ToolUsageError, memo
 from judge.tools.colour import ciede2000_bgr, rgb_hex_to_bgr
-from judge.tools.nodes import dominant_bgr, hex_of
+from judge.tools.nodes import channel_max, channel_min, dominant_bgr, hex_of
 from judge.tools.ocr import region_to_image
 from judge.tools.thresholds import (
     BLACK_LEVEL,
@@ -40,8 +40,8 @@ def aligned_difference(ref: np.ndarray, cand: np.ndarray) -> dict[str, Any]:
 
     Figures are fractions (0-1) of the union of both panels' content; regions are panel pixels.
     """
-    ink_r = np.abs(ref.astype(np.int16) - 255).max(axis=2) > INK_DIFF
-    ink_c = np.abs(cand.astype(np.int16) - 255).max(axis=2) > INK_DIFF
+    ink_r = channel_min(ref) < 255 - INK_DIFF  # off white by more than INK_DIFF
+    ink_c = channel_min(cand) < 255 - INK_DIFF
     k = np.ones((DIFF_SHIFT_PX, DIFF_SHIFT_PX), np.uint8)
     # tolerate small offsets: compare each ink mask with the other's dilation
     dr = cv2.dilate(ink_r.astype(np.uint8), k) > 0
@@ -65,8 +65,8 @@ def aligned_difference(ref: np.ndarray, cand: np.ndarray) -> dict[str, Any]:
         }
     fx0, fx1, fy0, fy1 = xs.min(), xs.max() + 1, ys.min(), ys.max() + 1
     fig_area = float((fx1 - fx0) * (fy1 - fy0))
-    black_c = (cand.max(axis=2) < BLACK_LEVEL) & ~(
-        cv2.dilate((ref.max(axis=2) < BLACK_LEVEL).astype(np.uint8), k) > 0
+    black_c = (channel_max(cand) < BLACK_LEVEL) & ~(
+        cv2.dilate((channel_max(ref) < BLACK_LEVEL).astype(np.uint8), k) > 0
     )
     big = np.ones((BLOCK_MIN_PX, BLOCK_MIN_PX), np.uint8)
     black_blocks = cv2.morphologyEx(black_c.astype(np.uint8), cv2.MORPH_OPEN, big)
@@ -107,8 +107,8 @@ def panel_difference(ctx: ToolContext) -> ToolOutput:
     data = memo(ctx, "panel_difference", compute)
     ref, cand = panels(ctx)
     vis = np.full_like(ref, 255)
-    ink_r = np.abs(ref.astype(np.int16) - 255).max(axis=2) > INK_DIFF
-    ink_c = np.abs(cand.astype(np.int16) - 255).max(axis=2) > INK_DIFF
+    ink_r = channel_min(ref) < 255 - INK_DIFF
+    ink_c = channel_min(cand) < 255 - INK_DIFF
     vis[ink_r & ink_c] = (160, 160, 160)
     vis[ink_r & ~ink_c] = (0, 0, 230)
     vis[ink_c & ~ink_r] = (230, 0, 0)

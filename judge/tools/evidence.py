@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 import numpy as np
 
@@ -24,11 +25,16 @@ def compact(text: str) -> str:
     return normalise_label(text).replace(" ", "")
 
 
+TEXT_CACHE_PAIRS = 1 << 16
+"""How many (needle, hay) or label pairs the edit distances keep: each is a pure function of two
+strings, asked again and again for the same labels while graphs are matched."""
+
 VECTOR_MIN_HAY = 32
 """From this many characters of ``hay`` on, ``substring_distance`` computes each row with numpy
 (about 20 times faster on a whole-corpus haystack; slower on a short one)."""
 
 
+@lru_cache(maxsize=TEXT_CACHE_PAIRS)
 def substring_distance(needle: str, hay: str) -> int:
     """Fewest edits turning ``needle`` into some substring of ``hay`` (semi-global alignment)."""
     if not needle:

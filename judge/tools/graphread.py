@@ -14,6 +14,7 @@ import re
 import unicodedata
 from collections.abc import Collection, Sequence
 from dataclasses import asdict, dataclass, field
+from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 import cv2
@@ -196,6 +197,7 @@ def normalise_label(text: str) -> str:
     return " ".join(t.split())
 
 
+@lru_cache(maxsize=1 << 16)  # a pure function of two labels, asked again and again
 def label_distance(a: str, b: str) -> float:
     """Normalised edit distance (0 = same, 1 = nothing shared) of two normalised labels."""
     a, b = normalise_label(a), normalise_label(b)

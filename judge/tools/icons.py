@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 import cv2
 import numpy as np
 
+from judge.tools.colour import channel_off
 from judge.tools.thresholds import (
     ICON_ATTACHED_MAX_FRAC,
     ICON_BAND_MAX_STD,
@@ -76,8 +77,7 @@ def _without_attached(img: np.ndarray, b: Blob, off: np.ndarray) -> np.ndarray:
     p = 3
     X0, Y0 = max(0, x - p), max(0, y - p)
     X1, Y1 = min(img.shape[1], x + w + p), min(img.shape[0], y + h + p)
-    win = img[Y0:Y1, X0:X1].astype(np.int16)
-    ink_out = np.abs(win - np.asarray(b.background_bgr, np.int16)).max(axis=-1) > INK_DIFF
+    ink_out = channel_off(img[Y0:Y1, X0:X1], b.background_bgr) > INK_DIFF
     ink_out[y - Y0 : y - Y0 + h, x - X0 : x - X0 + w] &= m8 == 0
     # within p px of ink outside the blob, as a mask over the blob's box
     grown = cv2.dilate(ink_out.astype(np.uint8), np.ones((2 * p + 1, 2 * p + 1), np.uint8))

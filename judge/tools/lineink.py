@@ -13,6 +13,7 @@ import numpy as np
 
 from judge.tools.aim import head_thick
 from judge.tools.blobtests import erode
+from judge.tools.colour import channel_off
 from judge.tools.nodes import Blob, own_mask
 from judge.tools.strokes import off_segment, ridge_half
 from judge.tools.thresholds import (
@@ -101,12 +102,11 @@ def heads_in_masks(
     for i, part in own.items():
         b = blobs[i]
         x, y, w, h = b.box
-        sub = img[y : y + h, x : x + w].astype(np.int16)
-        off = np.abs(sub - np.asarray(b.background_bgr, np.int16)).max(axis=2)
-        hidden = b.mask & ~part & (off > LINE_INK_DIFF)
+        sub = img[y : y + h, x : x + w]
+        hidden = b.mask & ~part & (channel_off(sub, b.background_bgr) > LINE_INK_DIFF)
         for colour in (b.interior_bgr, b.stroke_bgr):
             if colour is not None:
-                hidden &= np.abs(sub - np.asarray(colour, np.int16)).max(axis=2) > INK_DIFF
+                hidden &= channel_off(sub, colour) > INK_DIFF
         out[y : y + h, x : x + w] |= hidden.astype(np.uint8)
     # a head's body, not the anti-aliased pixels along a line's junction with the rim: one of
     # those joined a line to an outline's sliver (seed-6767 figure 13)

@@ -29,7 +29,7 @@ from judge.tools.blobtests import (
     shallow_crossing,
     triangle_fill,
 )
-from judge.tools.colour import ciede2000_bgr
+from judge.tools.colour import channel_off, ciede2000_bgr
 from judge.tools.ocr import box_to_frame, region_to_image
 from judge.tools.thresholds import (
     BG_SAME_DE,
@@ -437,7 +437,7 @@ def own_mask(img: np.ndarray, b: Blob) -> np.ndarray:
     mask = b.mask.astype(bool)
     sub = img[y : y + h, x : x + w]
     min_side = scaled_px(MIN_NODE_SIDE_PER_KPX, img.shape, 8)
-    same = np.abs(sub.astype(np.int16) - np.asarray(b.interior_bgr, np.int16)).max(axis=2)
+    same = channel_off(sub, b.interior_bgr)
     n, lab, stats, _c = cv2.connectedComponentsWithStats(
         ((same <= INK_DIFF) & mask).astype(np.uint8), connectivity=4
     )

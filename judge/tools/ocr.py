@@ -104,6 +104,9 @@ def _engine() -> Any:
                 "Global.use_cls": False,
                 "Det.limit_type": "max",
                 "Det.limit_side_len": DET_MAX_SIDE,
+                # onnxruntime's memory arena (rapidocr turns it off): the same readings, about
+                # a fifth less time on 2000 px figures, ~140 MB more held per process
+                "EngineConfig.onnxruntime.enable_cpu_mem_arena": True,
             }
             for key, fname in _MODEL_FILES.items():
                 path = models / fname
