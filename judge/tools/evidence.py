@@ -16,7 +16,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from judge.tools.graphread import normalise_label
+from judge.tools.graphread import TEXT_CACHE_PAIRS, normalise_label
 from judge.tools.thresholds import PRESENT_MAX_DISTANCE, PRESENT_MIN_CHARS
 
 
@@ -24,10 +24,6 @@ def compact(text: str) -> str:
     """Normalised text with every space removed."""
     return normalise_label(text).replace(" ", "")
 
-
-TEXT_CACHE_PAIRS = 1 << 16
-"""How many (needle, hay) or label pairs the edit distances keep: each is a pure function of two
-strings, asked again and again for the same labels while graphs are matched."""
 
 VECTOR_MIN_HAY = 32
 """From this many characters of ``hay`` on, ``substring_distance`` computes each row with numpy

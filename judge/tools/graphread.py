@@ -197,7 +197,13 @@ def normalise_label(text: str) -> str:
     return " ".join(t.split())
 
 
-@lru_cache(maxsize=1 << 16)  # a pure function of two labels, asked again and again
+TEXT_CACHE_PAIRS = 1 << 16
+"""How many string pairs each memoised edit distance keeps (``label_distance`` here,
+``evidence.substring_distance``): pure functions of two strings, asked again and again for the
+same labels while graphs are matched."""
+
+
+@lru_cache(maxsize=TEXT_CACHE_PAIRS)
 def label_distance(a: str, b: str) -> float:
     """Normalised edit distance (0 = same, 1 = nothing shared) of two normalised labels."""
     a, b = normalise_label(a), normalise_label(b)
