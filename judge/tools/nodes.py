@@ -231,20 +231,23 @@ def _fill_holes(
     # counted as nodes on it, and "Cache", "Augment" and "Labeler" stayed unfilled)
     core = cv2.morphologyEx(thick, cv2.MORPH_OPEN, np.ones((min_side, min_side), np.uint8))
     nc, clab, cstats, _ = cv2.connectedComponentsWithStats(core, connectivity=8)
-    cored: set[int] = set()
+    cored: dict[int, list[tuple[int, int, int, int]]] = {}
     for piece in range(1, nc):
         cx, cy, cw, ch = (int(v) for v in cstats[piece, :4])
         if max(cw, ch) >= HEAD_MAX_SIDE_FACTOR * min_side:
             ys_, xs_ = np.nonzero(clab[cy : cy + ch, cx : cx + cw] == piece)
-            cored.add(int(tlab[cy + ys_[0], cx + xs_[0]]))
+            cored.setdefault(int(tlab[cy + ys_[0], cx + xs_[0]]), []).append((cx, cy, cw, ch))
     # solids that may be nodes sitting on a loop of lines; arrowhead-sized ones (under
     # HEAD_MAX_SIDE_FACTOR node sides) do not count: an arrowhead touching an outlined node's
     # border would otherwise stop that node from being filled; nor do solids thinner than a
     # node (the thick stub of a tapered arrow's tail on an outlined node), nor bigger heads,
     # shaped like a triangle, as the blob scan reads them (seed-7878 matplotlib figure 5:
     # four 50-60 px heads on an outlined ellipse left it unfilled, and no node)
+    # each straddles by the box of what is node-thick of it, not by its whole box: fat lines
+    # join outlined boxes into one solid, whose box holds every interior (Graphviz seed-4646
+    # figure 0: a chain of five outlined boxes joined by 10 px lines, 48 px heads on them)
     boxes = [
-        tuple(int(v) for v in stats[j, :4])
+        box
         for j in range(1, n)
         if stats[j, 4] >= small
         and max(stats[j, 2], stats[j, 3]) >= HEAD_MAX_SIDE_FACTOR * min_side
@@ -252,6 +255,7 @@ def _fill_holes(
         and j in cored
         and not big_head(tlab, stats[j], j, min_side)
         and not (img is not None and plain_heads(img, tlab, stats[j], j, min_side))
+        for box in cored[j]
     ]
     # the interiors of outlined boxes are holes too: a loop of lines through outlined nodes
     # is straddled by them just as by filled nodes (holes thinner than a node, a cylinder's
