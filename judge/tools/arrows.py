@@ -18,7 +18,7 @@ from typing import Any, Literal
 import cv2
 import numpy as np
 
-from judge.tools import headtests
+from judge.tools import anchors, headtests
 from judge.tools.aim import aimed_ends, dash_closing, dash_pieces, drop_dashed_rings
 from judge.tools.base import Tool, ToolContext, ToolOutput, memo
 from judge.tools.contacts import barb_touches, line_touches, same_line
@@ -86,6 +86,8 @@ class Contact:
     """The line's thickness a few end thicknesses back from this end (:func:`headtests.behind`;
     None: a line touching three or more nodes, or too short there): a head stands out from
     it, a tapered tail's blunt start does not (it thins gradually)."""
+    leaves_to: frozenset[int] | None = None
+    """A head another line leaves beside (:func:`anchors.mark_leaving`): the nodes reached."""
 
 
 @dataclass
@@ -124,6 +126,8 @@ class LineComp:
         cs = list(nodes.values())
         if len(cs) < 2:
             return []
+        if any(c.leaves_to for c in cs):
+            return anchors.anchor_edges(self, cs)
         heads = [c for c in cs if c.head]
         tails = [c for c in cs if not c.head]
         out: list[tuple[int, int, str]] = []
@@ -527,7 +531,9 @@ def _detect(
         if joins is not None:
             idx = [node for node, _, _ in touches]
             line.joins = {frozenset((idx[a], idx[b])) for a, b in map(tuple, joins)}
-            headtests.unhead_fan_hub(line)
+            hubs = headtests.unhead_fan_hub(line)
+            node_boxes = [blobs[node].box for node in idx]
+            anchors.mark_leaving(line, comp, dt, (X0, Y0), node_boxes, reach_m, shaft, hubs)
             headtests.unhead_star_centre(line)
         if outline_only:
             continue  # what the node's erasing left of its outline (a diamond's cut tip), no line

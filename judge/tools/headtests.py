@@ -350,7 +350,7 @@ def untaper(
         tip.head = True
 
 
-def unhead_fan_hub(line: LineComp) -> None:
+def unhead_fan_hub(line: LineComp) -> list[Contact]:
     """Thin lines fanning out of one point of a node overlap into a wedge as thick as a head
     there. An end is such a hub, not a head, when two or more separate lines run behind it
     (counted on the ink before the dash closing) and strokes join it to two or more headed
@@ -375,6 +375,7 @@ def unhead_fan_hub(line: LineComp) -> None:
             c.head = True
     for c in hubs:
         c.head = False
+    return hubs
 
 
 def unhead_star_centre(line: LineComp) -> None:

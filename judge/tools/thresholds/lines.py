@@ -314,3 +314,31 @@ with another line's head, is far longer than that head is thick (seed-9191 figur
 against a 32 px head). Where more nodes are touched, lines cross there, and a dropped node
 loses its other strokes' edges too (seed-3737 figure 3: "Splitter", passed at its corner by
 another line, lost its two edges)."""
+
+ANCHOR_CORE_FRAC = 0.6
+ANCHOR_HEAD_THICKNESSES = 4.0
+ANCHOR_HEAD_MIN_PX = 8.0
+ANCHOR_ELONGATED = 2.0
+ANCHOR_RING_HEADS = (1.5, 2.5)
+ANCHOR_OWN_MAX_DEG = 35.0
+ANCHOR_MARGIN_DEG = 18.0
+ANCHOR_LEAVE_MAX_DEG = 90.0
+ANCHOR_DECISIVE = 2.0
+ANCHOR_FORK_HEADS = 2.0
+"""A head at a node's anchor with two lines behind it, one of them a line leaving that anchor
+(``anchors.mark_leaving``). The head is its ink at least ``ANCHOR_CORE_FRAC`` of its thickness
+thick within ``ANCHOR_HEAD_THICKNESSES`` thicknesses (``ANCHOR_HEAD_MIN_PX``) of its tip; its
+axis runs from the tip to that ink's middle, or along or across that ink where it is
+``ANCHOR_ELONGATED`` times longer one way than the other (variances). The lines are told apart
+on a ring ``ANCHOR_RING_HEADS`` head lengths from the tip (past the head): the head's own line
+within ``ANCHOR_OWN_MAX_DEG`` of its axis, the other at least ``ANCHOR_MARGIN_DEG`` further off
+(seed-4646 matplotlib figure 4: 25 against 54 degrees; seed-3838 figure 4: 5 against 26). Two
+heads landing on one anchor lie about as near it (12 and 19 degrees there); two lines fanning
+out of one point make a wedge whose axis runs between them. The other line leaves the node at
+most ``ANCHOR_LEAVE_MAX_DEG`` off the axis (further, it runs along the node). Each line is
+followed through the component (the head cut away); a node counts as reached by the other
+line when that line reaches it first by ``ANCHOR_DECISIVE`` times the way, and has a head
+there: a line leaving ends with a head. Not where a head of another node lies within
+``ANCHOR_FORK_HEADS`` head lengths of that ring (heads side by side: a fork), nor where the
+head's own line reaches only heads (two lines leaving one point: seed-1111 figure 8's tails
+at "Train", whose wedge lies along one of them)."""
