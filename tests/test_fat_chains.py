@@ -11,6 +11,8 @@ import cv2
 import numpy as np
 import pytest
 
+from tests.test_fat_loops import assert_boxes_found
+
 needs_dot = pytest.mark.skipif(shutil.which("dot") is None, reason="Graphviz (dot) not installed")
 
 
@@ -38,12 +40,7 @@ def test_outlined_boxes_chained_by_fat_lines_are_found() -> None:
     from judge.tools.nodes import detect_blobs
 
     img, boxes = _chain()
-    found = [b.box for b in detect_blobs(img)]
-    for x, y, w, h in boxes:
-        assert any(
-            abs(bx - x) <= 12 and abs(by - y) <= 12 and abs(bw - w) <= 24 and abs(bh - h) <= 24
-            for bx, by, bw, bh in found
-        ), (x, y, w, h, found)
+    assert_boxes_found(boxes, [b.box for b in detect_blobs(img)], 12)
 
 
 @needs_dot

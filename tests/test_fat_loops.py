@@ -54,10 +54,20 @@ def test_outlined_boxes_joined_by_fat_lines_drawn_with_opencv_are_found() -> Non
     arrow((320, 130), (480, 130))  # left box -> right box
     arrow((600, 160), (470, 480))  # right box -> bottom box
     arrow((330, 480), (200, 160))  # bottom box -> left box
-    found = [b.box for b in detect_blobs(img)]
+    assert_boxes_found(boxes, [b.box for b in detect_blobs(img)], 6)
+
+
+def assert_boxes_found(
+    boxes: list[tuple[int, int, int, int]], found: list[tuple[int, int, int, int]], tol: int
+) -> None:
+    """Each of ``boxes`` is among the blobs ``found``: its corner within ``tol`` px, its sides
+    within twice that."""
     for x, y, w, h in boxes:
         assert any(
-            abs(bx - x) <= 6 and abs(by - y) <= 6 and abs(bw - w) <= 12 and abs(bh - h) <= 12
+            abs(bx - x) <= tol
+            and abs(by - y) <= tol
+            and abs(bw - w) <= 2 * tol
+            and abs(bh - h) <= 2 * tol
             for bx, by, bw, bh in found
         ), (x, y, w, h, found)
 
