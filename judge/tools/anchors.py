@@ -19,6 +19,7 @@ import cv2
 import numpy as np
 from skimage.graph import MCP_Geometric
 
+from judge.tools.contacts import near_box
 from judge.tools.thresholds import (
     ANCHOR_CORE_FRAC,
     ANCHOR_DECISIVE,
@@ -57,11 +58,13 @@ def mark_leaving(
     ys, xs = np.nonzero(comp)
     if xs.size == 0:
         return
-    near = [near_box(xs + origin[0], ys + origin[1], b, reach) for b in boxes]
+    vals = dt[ys, xs]
+    near: list[np.ndarray] = []  # filled for the first head looked at
     split: list[tuple[Contact, list[tuple[int, bool]]]] = []
     for c in line.contacts:
         if c.head or any(c is h for h in hubs):
-            found = _split(line, c, comp, dt[ys, xs], (xs, ys), origin, near, shaft_half)
+            near = near or [near_box(xs + origin[0], ys + origin[1], b, reach) for b in boxes]
+            found = _split(line, c, comp, vals, (xs, ys), origin, near, shaft_half)
             if found:
                 split.append((c, found))
     for _ in range(2):  # a head found again may be where a line from another head ends
@@ -72,14 +75,6 @@ def mark_leaving(
             if leaves:
                 c.leaves_to = leaves
                 c.head = True
-
-
-def near_box(
-    xs: np.ndarray, ys: np.ndarray, box: tuple[int, int, int, int], pad: int
-) -> np.ndarray:
-    """Which of the pixels (image frame) lie within ``pad`` of ``box``."""
-    bx, by, bw, bh = box
-    return (xs >= bx - pad) & (xs <= bx + bw + pad) & (ys >= by - pad) & (ys <= by + bh + pad)
 
 
 def anchor_edges(line: LineComp, cs: list[Contact]) -> list[tuple[int, int, str]]:

@@ -43,12 +43,7 @@ def line_touches(
             continue
         if by + bh + reach_m < y:
             continue
-        near = (
-            (xs >= bx - reach_m)
-            & (xs <= bx + bw + reach_m)
-            & (ys >= by - reach_m)
-            & (ys <= by + bh + reach_m)
-        )
+        near = near_box(xs, ys, (bx, by, bw, bh), reach_m)
         if near.any() and blobs[node].extent < RECT_MIN_EXTENT:
             if (node, reach_m) not in shape_near:
                 shape_near[(node, reach_m)] = _near_hull(blobs[node], reach_m)
@@ -58,6 +53,14 @@ def line_touches(
             end = end_point(xs[near], ys[near], (bx, by, bw, bh))
             out.append((node, end[0], end[1]))
     return out
+
+
+def near_box(
+    xs: np.ndarray, ys: np.ndarray, box: tuple[int, int, int, int], pad: int
+) -> np.ndarray:
+    """Which of the pixels (image frame) lie within ``pad`` of ``box``."""
+    bx, by, bw, bh = box
+    return (xs >= bx - pad) & (xs <= bx + bw + pad) & (ys >= by - pad) & (ys <= by + bh + pad)
 
 
 def barb_touches(

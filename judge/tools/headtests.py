@@ -355,7 +355,8 @@ def unhead_fan_hub(line: LineComp) -> list[Contact]:
     there. An end is such a hub, not a head, when two or more separate lines run behind it
     (counted on the ink before the dash closing) and strokes join it to two or more headed
     ends (lines converging on a node, each with its own head, have plain tails at their far
-    ends; one end falsely headed by such a wedge does not make its partners hubs)."""
+    ends; one end falsely headed by such a wedge does not make its partners hubs). Returns the
+    ends it took for hubs."""
     headed = {c.node for c in line.contacts if c.head or c.thin_head}
 
     def partners(c: Contact) -> set[int]:
