@@ -620,8 +620,9 @@ def _through_box(
     half a line width and ``GLYPH_BRIDGE_EXTRA_PX`` of the straight segment between the two cut
     ends is the line and stays, when it covers ``STRAIGHT_MIN_INKED`` of that segment; every
     other piece of ink in the box or off the two parts goes. Anything else (one part: a line
-    ending at the label, or passing it outside the box; three or more: several lines) is left
-    as it is."""
+    ending at the label, or passing it outside the box; three or more: several lines; lines
+    thicker than the letters with ink off the segment ``GLYPH_OPEN_MIN_RATIO`` times as thick
+    as the letters: another line) is left as it is."""
     x0, y0, x1, y1 = core
     box = np.zeros(piece.shape, bool)
     box[y0:y1, x0:x1] = True
@@ -666,4 +667,14 @@ def _through_box(
         return
     drop = piece & ~part
     drop[ys[band], xs[band]] = False
+    if stroke is not None and line_half is not None and line_half > stroke:
+        # ink off that segment as thick as the lines, thicker than the letters, is a line of
+        # its own, not letters (two lines crossing over the label, one ending at a node past
+        # it and the other before it: seed-5353 matplotlib figure 3, whose X's arm and head
+        # to "Filter" went). Not where lines and letters are as thin (a small real figure's
+        # letters touching its lines survive the opening: dev11 at 640 px)
+        d = max(3, int(round(GLYPH_OPEN_MIN_RATIO * 2.0 * stroke)))
+        disc = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (d, d))
+        if int(cv2.morphologyEx(drop.astype(np.uint8), cv2.MORPH_OPEN, disc).sum()) >= d * d:
+            return
     sub[drop] = 0
