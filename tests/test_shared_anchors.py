@@ -15,8 +15,7 @@ def test_a_line_leaving_beside_a_head_starts_at_its_node(tmp_path: Path) -> None
     node was touched once, by a head, and the arc's edge was lost; the decks reversing
     "Pooling" -> "Critic" or moving "Evaluate" -> "Mapper"'s head passed. The head's own
     line runs on along its axis; the other leaves at an angle, to a head of its own.
-    ("Align" -> "Pooling" is still read backwards: it leaves "Align" on the right, and the
-    line component touches "Align" once, at the left.)"""
+    ("Align" -> "Pooling", leaving "Align" on the right: ``tests/test_touch_places.py``.)"""
     truth, nodes, edges = _read_seeded(tmp_path, 4, seed=4646)
     assert nodes == truth, nodes
     for src, dst in (("Align", "Critic"), ("Pooling", "Critic"), ("Mapper", "Align")):

@@ -12,7 +12,7 @@ followed through the component (its ink, the head cut away) to the nodes it reac
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 import cv2
@@ -213,3 +213,24 @@ def _head_axis(dx: np.ndarray, dy: np.ndarray) -> tuple[float, float] | None:
     if ux * cx + uy * cy < 0:
         ux, uy = -ux, -uy
     return ux, uy
+
+
+def leaves_beside(
+    t: Contact,
+    mine: list[Contact],
+    tails: list[Contact],
+    partners: Callable[[Contact], list[Contact]],
+) -> Contact | None:
+    """The head ``t``'s one stroke runs to when ``t`` is a thin head (head-thick, undecided:
+    ``Contact.thin_head``) and that head has two or more lines behind it, one of them a
+    plain tail's: the head is that other line's, and ``t``'s stroke is a line leaving beside
+    it with its own head at ``t`` (seed-5656 matplotlib figure 4: a back arc's head lands on a
+    diamond's tip right where the line to "Input" leaves). None otherwise; a fan's hub has
+    two or more partners."""
+    if not t.thin_head or len(mine) != 1:
+        return None
+    h = mine[0]
+    if not h.head or h.lines_behind < 2:
+        return None
+    fed = any(o is not t and not o.thin_head and h in partners(o) for o in tails)
+    return h if fed else None

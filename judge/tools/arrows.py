@@ -11,7 +11,7 @@ are 2-3x thicker than shafts). Pixels are those of the measured image (the image
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -21,7 +21,15 @@ import numpy as np
 from judge.tools import anchors, headtests
 from judge.tools.aim import aimed_ends, dash_closing, dash_pieces, drop_dashed_rings
 from judge.tools.base import Tool, ToolContext, ToolOutput, memo
-from judge.tools.contacts import barb_touches, line_touches, same_line
+from judge.tools.contacts import (
+    barb_touches,
+    cap_places,
+    line_touches,
+    place_ids,
+    same_line,
+    settle_places,
+    touch_boxes,
+)
 from judge.tools.lineink import all_outline, erase_text, heads_in_masks, node_erase, own_ink
 from judge.tools.nodes import (
     Blob,
@@ -109,6 +117,9 @@ class LineComp:
     three or more nodes; ``None``: every pair (one stroke, or the skeleton gave no answer)."""
     crossed: bool = False
     """Two of its strokes cross (four branches going straight on at one junction)."""
+    fixed: list[tuple[int, int, str]] | None = None
+    """Its edges, read before its contacts at one node's several places named that node again
+    (:func:`contacts.settle_places`); None: read from the contacts."""
 
     def joined(self, a: int, b: int) -> bool:
         return self.joins is None or frozenset((a, b)) in self.joins
@@ -119,6 +130,8 @@ class LineComp:
         ``high``: exactly two nodes and one head; ``medium``: branching lines with heads on some
         ends; ``undirected``: no head seen (direction unknown).
         """
+        if self.fixed is not None:
+            return list(self.fixed)
         nodes: dict[int, Contact] = {}
         for c in self.contacts:
             prev = nodes.get(c.node)
@@ -138,7 +151,7 @@ class LineComp:
         if heads and tails:
             for t in tails:
                 mine = partners(t)
-                leaving = _leaves_beside(t, mine, tails, partners) if self.joins else None
+                leaving = anchors.leaves_beside(t, mine, tails, partners) if self.joins else None
                 if leaving is not None:
                     # a thin head at the far end of a line leaving beside an arriving head
                     out.append((leaving.node, t.node, "medium"))
@@ -172,27 +185,6 @@ class LineComp:
                     if self.joined(a.node, b.node):
                         out.append((a.node, b.node, "undirected"))
         return out
-
-
-def _leaves_beside(
-    t: Contact,
-    mine: list[Contact],
-    tails: list[Contact],
-    partners: Callable[[Contact], list[Contact]],
-) -> Contact | None:
-    """The head ``t``'s one stroke runs to when ``t`` is a thin head (head-thick, undecided:
-    ``Contact.thin_head``) and that head has two or more lines behind it, one of them a
-    plain tail's: the head is that other line's, and ``t``'s stroke is a line leaving beside
-    it with its own head at ``t`` (seed-5656 matplotlib figure 4: a back arc's head lands on a
-    diamond's tip right where the line to "Input" leaves). None otherwise; a fan's hub has
-    two or more partners."""
-    if not t.thin_head or len(mine) != 1:
-        return None
-    h = mine[0]
-    if not h.head or h.lines_behind < 2:
-        return None
-    fed = any(o is not t and not o.thin_head and h in partners(o) for o in tails)
-    return h if fed else None
 
 
 def _half_contrast_width(comp: np.ndarray, contrast: np.ndarray) -> float | None:
@@ -253,6 +245,8 @@ def detect_lines(
     """
     args = (img, blobs, endpoints, text_boxes, aim_at, text_heights, text_blobs)
     lines, over, dk = _detect(*args, keep_over=False)
+    if any(ln.fixed is not None for ln in lines):  # a node's several places read as ends
+        cap_places(lines, _detect(*args, keep_over=False, dash_px=dk, places=False)[0])
     if not over.any():
         return lines
     again, _, _ = _detect(*args, keep_over=True, dash_px=dk)
@@ -273,12 +267,14 @@ def _detect(
     text_blobs: Collection[int],
     keep_over: bool,
     dash_px: int | None = None,
+    places: bool = True,
 ) -> tuple[list[LineComp], np.ndarray, int]:
     """:func:`detect_lines` with the ink over the nodes' outlines in another colour erased
     with them, or kept (``keep_over``); also returns that ink and the dash closing's size.
     ``dash_px``: that size, given (the reading with the ink kept uses the first reading's:
     measured again on the kept ink, one pixel more joined two thick tails' ink kept over an
-    ellipse's outline into one line, seed-3131 matplotlib figure 13)."""
+    ellipse's outline into one line, seed-3131 matplotlib figure 13). ``places``: whether a
+    node a line touches at places far apart has a contact at each (:func:`line_touches`)."""
     shape = img.shape
     margin = scaled_px(CONTACT_MARGIN_PER_KPX, shape, 3)
     reach = scaled_px(HEAD_REACH_PER_KPX, shape, 8)
@@ -374,7 +370,10 @@ def _detect(
         # a thick line's head stops as many line widths short as a thin one's (matplotlib:
         # 2 pt), whatever the image's size
         reach_m = max(margin, int(math.ceil(CONTACT_MARGIN_WIDTHS * line.thickness_px)))
-        touches = line_touches(xs_abs, ys_abs, (x, y, w, h), blobs, ep_boxes, reach_m, shape_near)
+        apart = float(reach + margin) if places else math.inf  # a node's places: a head apart
+        touches = line_touches(
+            xs_abs, ys_abs, (x, y, w, h), blobs, ep_boxes, reach_m, shape_near, apart
+        )
         barbs = barb_touches(touches, comp > 0, (X0, Y0), float(reach + margin))
         touches = [t for t in touches if t[0] not in barbs]
         touched = {node for node, _, _ in touches}
@@ -386,9 +385,9 @@ def _detect(
                 xs_abs, ys_abs, aim_boxes, aim, reach_m, line.thickness_px, pieces < DASH_MIN_PIECES
             )
             touches = aimed or touches
-        joins, runs = None, {}
+        joins, runs, ids = None, {}, place_ids(touches, len(blobs))
         if len(touches) >= 3:
-            boxes = [_window_box(blobs[node].box, X0, Y0) for node, _, _ in touches]
+            boxes = touch_boxes(touches, [_window_box(blobs[n].box, X0, Y0) for n, _, _ in touches])
             drawn = own_ink(comp > 0, ink[Y0:Y1, X0:X1] > 0, None if line.dashed else dk)
             read, kept = _strokes_as_drawn(comp, drawn, boxes, line, spur, float(margin + reach))
             if kept is not comp:
@@ -516,7 +515,7 @@ def _detect(
                 behind = ran or headtests.lines_behind(xs[at][raw], ys[at][raw], end, wd)
             line.contacts.append(
                 Contact(
-                    node,
+                    ids[k],
                     (round(px, 1), round(py, 1)),
                     head,
                     2 * tmax,
@@ -529,12 +528,12 @@ def _detect(
         if len(touches) == 1:
             line.labels = _labels_reached(xs_abs, ys_abs, blocks)
         if joins is not None:
-            idx = [node for node, _, _ in touches]
-            line.joins = {frozenset((idx[a], idx[b])) for a, b in map(tuple, joins)}
+            line.joins = {frozenset((ids[a], ids[b])) for a, b in map(tuple, joins)}
             hubs = headtests.unhead_fan_hub(line)
-            node_boxes = [blobs[node].box for node in idx]
+            node_boxes = [blobs[node].box for node, _, _ in touches]
             anchors.mark_leaving(line, comp, dt, (X0, Y0), node_boxes, reach_m, shaft, hubs)
             headtests.unhead_star_centre(line)
+        settle_places(line, {i: t[0] for i, t in zip(ids, touches, strict=True) if i != t[0]})
         if outline_only:
             continue  # what the node's erasing left of its outline (a diamond's cut tip), no line
         out.append(line)
@@ -640,7 +639,7 @@ def _labels_reached(xs: np.ndarray, ys: np.ndarray, blocks: list[LabelBlock]) ->
 
 
 def _window_box(
-    box: tuple[int, int, int, int], x0: int, y0: int
+    box: tuple[float, float, float, float], x0: int, y0: int
 ) -> tuple[float, float, float, float]:
     return (float(box[0] - x0), float(box[1] - y0), float(box[2]), float(box[3]))
 

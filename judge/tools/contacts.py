@@ -3,13 +3,16 @@ diamond's shape (``arrows.detect_lines``), and whether two readings found the sa
 
 from __future__ import annotations
 
+import itertools
 import math
 from typing import TYPE_CHECKING
 
 import cv2
 import numpy as np
+from skimage.morphology import skeletonize
 
 from judge.tools.nodes import Blob
+from judge.tools.strokes import neighbour_counts
 from judge.tools.thresholds import (
     BARB_AHEAD_FRAC,
     BARB_MAX_HEAD_THICKNESSES,
@@ -17,6 +20,7 @@ from judge.tools.thresholds import (
     RECT_MIN_EXTENT,
     SAME_LINE_TOL_MIN_PX,
     SAME_LINE_TOL_WIDTHS,
+    TOUCH_SPLIT_MIN_NODES,
 )
 
 if TYPE_CHECKING:
@@ -31,13 +35,17 @@ def line_touches(
     ep_boxes: list[tuple[int, tuple[int, int, int, int]]],
     reach_m: int,
     shape_near: dict[tuple[int, int], np.ndarray],
+    apart: float = math.inf,
 ) -> list[tuple[int, float, float]]:
     """(node, contact point) of each endpoint a line's ink (``xs``, ``ys``: image frame)
     comes within ``reach_m`` of: of its box, or of its shape for an ellipse or a diamond (a
     line passing a corner of an ellipse's box does not end there). ``shape_near`` memoises
-    the shapes grown."""
+    the shapes grown. A node touched at places ``apart`` px or more from each other, by a
+    line touching ``TOUCH_SPLIT_MIN_NODES`` nodes or more, has a touch for each place
+    (:func:`_places`), in a row."""
     x, y, w, h = comp_box
     out: list[tuple[int, float, float]] = []
+    nears: list[np.ndarray] = []
     for node, (bx, by, bw, bh) in ep_boxes:
         if bx - reach_m > x + w or bx + bw + reach_m < x or by - reach_m > y + h:
             continue
@@ -52,7 +60,84 @@ def line_touches(
         if near.any():
             end = end_point(xs[near], ys[near], (bx, by, bw, bh))
             out.append((node, end[0], end[1]))
-    return out
+            nears.append(near)
+    if len(out) < TOUCH_SPLIT_MIN_NODES or not math.isfinite(apart):
+        return out
+    boxes = dict(ep_boxes)
+    split: list[tuple[int, float, float]] = []
+    ends: np.ndarray | None = None
+    for (node, px, py), near in zip(out, nears, strict=True):
+        found = _places(xs[near], ys[near], boxes[node], reach_m, apart)
+        places: list[tuple[float, float]] = []
+        if found:
+            if ends is None:
+                ends = _skeleton_ends(xs, ys)
+            # a line passing by the node there has no end there (seed-3838 figure 10: an arc
+            # running past "Cache"'s corner)
+            places = [p for p, g in found if _has_end(g, ends, reach_m)]
+        if len(places) >= 2:
+            split.extend((node, ex, ey) for ex, ey in places)
+        else:
+            split.append((node, px, py))
+    return split
+
+
+def _skeleton_ends(xs: np.ndarray, ys: np.ndarray) -> np.ndarray:
+    """Where a line's skeleton (its pixels ``xs``, ``ys``) ends or branches: (x, y) rows."""
+    x0, y0 = int(xs.min()), int(ys.min())
+    m = np.zeros((int(ys.max()) - y0 + 1, int(xs.max()) - x0 + 1), bool)
+    m[ys - y0, xs - x0] = True
+    skel: np.ndarray = skeletonize(m)  # type: ignore[no-untyped-call]
+    nb = neighbour_counts(skel)
+    ey, ex = np.nonzero(skel & (nb != 2))
+    return np.column_stack([ex + x0, ey + y0])
+
+
+def _has_end(group: np.ndarray, ends: np.ndarray, within: float) -> bool:
+    """Whether a skeleton end or branch point (``ends``) lies ``within`` px of ``group``."""
+    if len(ends) == 0:
+        return False
+    near = ends[
+        (ends[:, 0] >= group[:, 0].min() - within)
+        & (ends[:, 0] <= group[:, 0].max() + within)
+        & (ends[:, 1] >= group[:, 1].min() - within)
+        & (ends[:, 1] <= group[:, 1].max() + within)
+    ]
+    if len(near) == 0:
+        return False
+    d = np.hypot(*(near[:, None, :] - group[None, :, :]).transpose(2, 0, 1))
+    return bool(d.min() <= within)
+
+
+def _places(
+    xs: np.ndarray, ys: np.ndarray, box: tuple[int, int, int, int], least: int, apart: float
+) -> list[tuple[tuple[float, float], np.ndarray]] | None:
+    """Where a line's pixels near a node (``xs``, ``ys``) end at it, one place per group of
+    them (8-connected, a pixel's gap bridged) of at least ``least`` pixels, when there are two
+    or more such groups, every two ``apart`` px or more apart and a right angle or more apart
+    seen from the box's centre in half-widths and half-heights (on different sides of it, as
+    :func:`arrows._one_side` sees sides), each with its group's pixels ((x, y) rows); None
+    otherwise."""
+    x0, y0 = int(xs.min()), int(ys.min())
+    m = np.zeros((int(ys.max()) - y0 + 1, int(xs.max()) - x0 + 1), np.uint8)
+    m[ys - y0, xs - x0] = 1
+    n, lab = cv2.connectedComponents(cv2.dilate(m, np.ones((3, 3), np.uint8)), connectivity=8)
+    if n < 3:
+        return None
+    of = lab[ys - y0, xs - x0]
+    groups = [of == i for i in range(1, n)]
+    groups = [g for g in groups if int(g.sum()) >= least]
+    places = [end_point(xs[g], ys[g], box) for g in groups]
+    if len(places) < 2:
+        return None
+    if any(math.dist(p, q) < apart for i, p in enumerate(places) for q in places[i + 1 :]):
+        return None
+    bx, by, bw, bh = box
+    cx, cy, hw, hh = bx + bw / 2, by + bh / 2, max(bw / 2, 1.0), max(bh / 2, 1.0)
+    dirs = [((px - cx) / hw, (py - cy) / hh) for px, py in places]
+    if any(a[0] * b[0] + a[1] * b[1] > 0 for i, a in enumerate(dirs) for b in dirs[i + 1 :]):
+        return None  # on one side: a line passing by, or letters on an outline (one end there)
+    return [(p, np.column_stack([xs[g], ys[g]])) for p, g in zip(places, groups, strict=True)]
 
 
 def near_box(
@@ -84,7 +169,7 @@ def barb_touches(
     for i, (na, ax, ay) in enumerate(touches):
         for nb, bx, by in touches[i + 1 :]:
             d = math.hypot(bx - ax, by - ay)
-            if d < 2.0 or d > 2.0 * head_reach or {na, nb} & out:
+            if na == nb or d < 2.0 or d > 2.0 * head_reach or {na, nb} & out:
                 continue
             t = np.linspace(0.0, 1.0, int(math.ceil(d)) + 1)
             sx = np.clip(np.round(ax + t * (bx - ax)).astype(int) - x0, 0, wid - 1)
@@ -153,3 +238,88 @@ def same_line(a: LineComp, b: LineComp) -> bool:
     ends = {c.node: c.point for c in b.contacts}
     tol = max(SAME_LINE_TOL_MIN_PX, SAME_LINE_TOL_WIDTHS * a.thickness_px)
     return all(c.node in ends and math.dist(c.point, ends[c.node]) <= tol for c in a.contacts)
+
+
+def touch_boxes(
+    touches: list[tuple[int, float, float]], boxes: list[tuple[float, float, float, float]]
+) -> list[tuple[float, float, float, float]]:
+    """``boxes`` (one per touch, the frame of ``touches``) with the box of a node touched at
+    several places cut between them, across the axis they lie furthest apart along, so each
+    place's strokes start in its own part (:func:`strokes.stroke_joins` gives each skeleton
+    end to the nearest box)."""
+    out = list(boxes)
+    for node in {t[0] for t in touches}:
+        ks = [k for k, t in enumerate(touches) if t[0] == node]
+        if len(ks) < 2:
+            continue
+        bx, by, bw, bh = boxes[ks[0]]
+        spread = [max(touches[k][i] for k in ks) - min(touches[k][i] for k in ks) for i in (1, 2)]
+        i = 1 if spread[0] >= spread[1] else 2  # cut across x (1) or y (2)
+        coord = [t[i] for t in touches]
+        ks.sort(key=coord.__getitem__)
+        at = [touches[k][i] for k in ks]
+        cuts = [(p + q) / 2 for p, q in itertools.pairwise(at)]
+        lo, hi = (bx, bx + bw) if i == 1 else (by, by + bh)
+        edges = [lo, *[min(max(c, lo), hi) for c in cuts], hi]
+        for j, k in enumerate(ks):
+            a, b = edges[j], max(edges[j + 1], edges[j] + 1.0)
+            out[k] = (a, by, b - a, bh) if i == 1 else (bx, a, bw, b - a)
+    return out
+
+
+def place_ids(touches: list[tuple[int, float, float]], first_free: int) -> list[int]:
+    """An id per touch: its node, or for a node's second place and on (:func:`line_touches`)
+    an id of its own from ``first_free`` up (no node's), so each place is read as an end."""
+    seen: set[int] = set()
+    ids = []
+    for k, (node, _, _) in enumerate(touches):
+        ids.append(node if node not in seen else first_free + k)
+        seen.add(node)
+    return ids
+
+
+_RANK = {"high": 3, "medium": 2, "low": 1, "undirected": 0}
+
+
+def settle_places(line: LineComp, node_of: dict[int, int]) -> None:
+    """Name the node again at each of ``line``'s contacts read under a place's own id
+    (``node_of``: those ids to their nodes, :func:`place_ids`), once the edges are read
+    between the places and kept (``LineComp.fixed``): the surest of each pair of nodes; a
+    line between two places of one node is none."""
+    if not node_of:
+        return
+    best: dict[tuple[int, int], str] = {}
+    for a, b, how in line.edges():
+        a, b = node_of.get(a, a), node_of.get(b, b)
+        if a != b and _RANK[how] > _RANK.get(best.get((a, b), ""), -1):
+            best[(a, b)] = how
+    line.fixed = [(a, b, how) for (a, b), how in best.items()]
+    for c in line.contacts:
+        c.node = node_of.get(c.node, c.node)
+        if c.leaves_to:
+            c.leaves_to = frozenset(node_of.get(n, n) for n in c.leaves_to)
+    if line.joins is not None:
+        pairs = (frozenset(node_of.get(n, n) for n in p) for p in line.joins)
+        line.joins = {p for p in pairs if len(p) == 2}
+
+
+def cap_places(lines: list[LineComp], plain: list[LineComp]) -> None:
+    """Keep a ``medium`` edge of a line read with a node's several places (``LineComp.fixed``)
+    only where the same line read with one contact per node (``plain``, the same component:
+    the same box) has that edge ``medium`` or ``high``; make the others ``low``. Strokes
+    paired round a node's two places reach heads whose own lines the rules read with one
+    place per node in mind: seed-4646 figure 10's back arc "Report" -> "Merger", leaving
+    beside the head of "Downsample" -> "Report", came out "Merger" -> "Report" (``medium``)
+    and failed its faithful decks. ``high`` edges stay: one tail's stroke to one head."""
+    by_box = {ln.box: ln for ln in plain}
+    for ln in lines:
+        if ln.fixed is None:
+            continue
+        twin = by_box.get(ln.box)
+        sure = (
+            {(a, b) for a, b, how in twin.edges() if how in ("high", "medium")} if twin else set()
+        )
+        ln.fixed = [
+            (a, b, "low" if how == "medium" and (a, b) not in sure else how)
+            for a, b, how in ln.fixed
+        ]

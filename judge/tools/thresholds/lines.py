@@ -342,3 +342,17 @@ there: a line leaving ends with a head. Not where a head of another node lies wi
 ``ANCHOR_FORK_HEADS`` head lengths of that ring (heads side by side: a fork), nor where the
 head's own line reaches only heads (two lines leaving one point: seed-1111 figure 8's tails
 at "Train", whose wedge lies along one of them)."""
+
+TOUCH_SPLIT_MIN_NODES = 3
+"""A line component touching one node at two places far apart is two lines ending there (a
+line leaving one side, another's head or tail on the other: seed-4646 matplotlib figure 4,
+"Align" -> "Pooling" leaves "Align"'s right side while the arc to "Critic" leaves its left,
+beside "Mapper" -> "Align"'s head). Its pixels near the node (the contact margin) fall into
+separate groups there, each holding at least the margin's worth of pixels and each a head's
+reach or more (``HEAD_REACH_PER_KPX`` plus the margin) from the others (a head's barbs and tip
+lie within that reach), on different sides of the node (a right angle or more apart seen from
+its centre), each with a skeleton end or branch point within the margin (a line passing a
+corner has none: seed-3838 figure 10). Only where the component touches this many nodes or
+more (its strokes pair its ends, ``strokes.stroke_joins``); a line between two nodes grazing
+one of them is still one line. Such a line's ``medium`` edges stay ``medium`` only where the
+line read with one contact per node has them (``contacts.cap_places``)."""
