@@ -75,6 +75,11 @@ def test_sleeping_forever_is_killed_at_the_wall_clock_limit(box: Sandbox) -> Non
 
 
 def test_memory_hog_is_stopped_at_the_memory_limit(box: Sandbox) -> None:
+    from dataclasses import replace
+
+    # zero-filling 700 MB costs over 2 s of CPU on a loaded machine (two test workers): the
+    # CPU limit must not stop it first
+    box.limits = replace(FAST, cpu_s=10)
     out = box.run("blocks = []\nwhile True:\n    blocks.append(bytearray(50 * 1024 * 1024))\n")
     assert out.exit_code != 0
     assert out.violation is not None and "memory limit" in out.violation
