@@ -241,11 +241,12 @@ def detect_lines(
     nodes' outlines (``lineink.node_erase``: a head whose barb lies on an outline in another
     colour lost half its ink with it: seed-7474 matplotlib figure 1), and takes those heads
     when that reading finds the same line. Lines touching three or more nodes keep the first
-    reading: the kept ink moves which strokes pair where lines crowd at a node.
+    reading: the kept ink moves which strokes pair where lines crowd at a node. Where a node
+    has several places, one more reading gives one contact per node (``contacts.cap_places``).
     """
     args = (img, blobs, endpoints, text_boxes, aim_at, text_heights, text_blobs)
     lines, over, dk = _detect(*args, keep_over=False)
-    if any(ln.fixed is not None for ln in lines):  # a node's several places read as ends
+    if any(ln.fixed is not None for ln in lines):
         cap_places(lines, _detect(*args, keep_over=False, dash_px=dk, places=False)[0])
     if not over.any():
         return lines
