@@ -64,8 +64,8 @@ def test_a_diamonds_cut_tip_is_not_read_as_an_arrowhead() -> None:
     "Does "Artifact A deletion Pod" already exist?"'s bottom tip into an edge from "Create
     "Artifact A deletion Pod"" into the diamond; the V is skipped, the head sought past its
     apex. Nor is a thin line's junction with a bus by the other diamond's tip a head."""
-    from judge.tools.arrows import _inside_any, glyph_box
     from judge.tools.graphread import node_blobs
+    from judge.tools.nodetext import _inside_any, glyph_box
     from judge.tools.ocr import ocr_image
 
     img = cv2.imread(str(FIGURES / "dev10" / "reference.png"))

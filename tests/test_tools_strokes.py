@@ -18,8 +18,9 @@ from pptx.oxml.ns import qn
 from pptx.util import Emu, Pt
 
 from judge.render.pool import RenderPool
-from judge.tools.arrows import detect_lines, glyph_box, node_endpoints
+from judge.tools.arrows import detect_lines, node_endpoints
 from judge.tools.nodes import detect_blobs
+from judge.tools.nodetext import glyph_box
 
 SLIDE_W, SLIDE_H = 12192000, 6858000
 PX = SLIDE_W / 1600  # EMU per pixel of a 1600-px-wide layout

@@ -39,7 +39,7 @@ from judge.tools.nodes import (
     ink_mask,
     own_mask,
 )
-from judge.tools.nodetext import text_cached
+from judge.tools.nodetext import free_text, text_cached
 from judge.tools.ocr import OcrLine, box_to_frame
 from judge.tools.strokes import Strokes, off_runs, ridge_half, stroke_joins
 from judge.tools.strokes import ridge as dt_ridge
@@ -667,9 +667,7 @@ def read_lines(
     leaves, _kids, glyphs, _icons = node_blobs(blobs, ocr, img)
 
     def lines_for(eps: list[int]) -> list[LineComp]:
-        free = [ln for ln in ocr if ln.wordy and not _inside_any(ln.box, blobs, eps)]
-        texts = [glyph_box(ln.text, ln.box) for ln in free]
-        heights = [ln.text_height for ln in free]
+        texts, heights = free_text(ocr, blobs, eps, img)
         return detect_lines(img, blobs, eps, texts, leaves, heights, glyphs)
 
     pills = pill_blobs(blobs, glyphs, leaves, ocr)
@@ -726,35 +724,6 @@ def read_lines_cached(ctx: ToolContext, which: str) -> tuple[list[LineComp], fro
         return read_lines(ctx.image(which), blobs_cached(ctx, which), text_cached(ctx, which))
 
     return memo(ctx, f"lines:{which}", compute)
-
-
-LINE_GLYPHS = frozenset("→←↑↓⟶⟵↔><-–—=~|·.")
-"""Characters OCR reads a line end or an arrowhead as ("Yes→", "-No-")."""
-
-
-def glyph_box(
-    text: str, box: tuple[float, float, float, float]
-) -> tuple[float, float, float, float]:
-    """The part of an OCR line box that holds its word, without the arrowheads and line ends
-    OCR read as leading or trailing characters (they stay line ink)."""
-    t = text.strip()
-    n = len(t)
-    lead = n - len(t.lstrip("".join(LINE_GLYPHS)))
-    trail = n - len(t.rstrip("".join(LINE_GLYPHS)))
-    if n == 0 or lead + trail == 0 or lead + trail >= n:
-        return box
-    x, y, w, h = box
-    per = w / n
-    return (x + lead * per, y, w - (lead + trail) * per, h)
-
-
-def _inside_any(box: tuple[float, float, float, float], blobs: list[Blob], idx: list[int]) -> bool:
-    cx, cy = box[0] + box[2] / 2, box[1] + box[3] / 2
-    for i in idx:
-        x, y, w, h = blobs[i].box
-        if x <= cx <= x + w and y <= cy <= y + h:
-            return True
-    return False
 
 
 def line_dict(ctx: ToolContext, which: str, line: LineComp, frame: str) -> dict[str, Any]:

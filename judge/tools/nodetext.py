@@ -14,12 +14,19 @@ glyph blobs of a title) are not read again: their crops hold pieces of that line
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 
 from judge.tools.base import ToolContext, memo
-from judge.tools.nodes import Blob, blobs_cached
+from judge.tools.nodes import Blob, blobs_cached, own_mask
 from judge.tools.ocr import OcrLine, ocr_full, ocr_zoomed
-from judge.tools.thresholds import OCR_CONFIDENT, REREAD_MARGIN_FRAC, REREAD_MIN_MARGIN_PX
+from judge.tools.thresholds import (
+    MIN_WORD_CHARS,
+    OCR_CONFIDENT,
+    REREAD_MARGIN_FRAC,
+    REREAD_MIN_MARGIN_PX,
+)
 
 
 def _inside(point: tuple[float, float], box: tuple[int, int, int, int]) -> bool:
@@ -69,3 +76,75 @@ def text_cached(ctx: ToolContext, which: str) -> list[OcrLine]:
         return with_node_text(img, blobs_cached(ctx, which), ocr_full(ctx, which), ctx.zoom(which))
 
     return memo(ctx, f"text:{which}", compute)
+
+
+def free_text(
+    ocr: list[OcrLine], blobs: list[Blob], eps: list[int], img: np.ndarray
+) -> tuple[list[tuple[float, float, float, float]], list[float]]:
+    """The boxes of the text a line reader erases (free labels, not the nodes' own text) and
+    their letters' heights: each line holding a word whose centre lies in no endpoint blob
+    (``eps``), without the arrowheads OCR read as characters (:func:`glyph_box`); and of a
+    line centred in a node's box, each word centred in no endpoint's own pixels' box
+    (``nodes.own_mask``: a head and letters touching a node's rim are no part of it). OCR
+    reads an edge label laid beside a node as one line with the node's label: seed-6868
+    matplotlib figure 3's "tokens", over the head of the arrow into "Embedding", was left in
+    the line ink, and the dash closing filled it and two arrows' tails into one blob read as
+    a head on "Segment"."""
+    boxes: list[tuple[float, float, float, float]] = []
+    heights: list[float] = []
+    owned: list[Blob] | None = None
+    for ln in ocr:
+        if not ln.wordy:
+            continue
+        if not _inside_any(ln.box, blobs, eps):
+            boxes.append(glyph_box(ln.text, ln.box))
+            heights.append(ln.text_height)
+            continue
+        if owned is None:
+            owned = [_own(img, b) if i in eps else b for i, b in enumerate(blobs)]
+        for w in ln.words:
+            if sum(ch.isalnum() for ch in w.text) >= MIN_WORD_CHARS and not _inside_any(
+                w.box, owned, eps
+            ):
+                boxes.append(glyph_box(w.text, w.box))
+                heights.append(ln.text_height)
+    return boxes, heights
+
+
+def _own(img: np.ndarray, b: Blob) -> Blob:
+    """``b`` with its box cut to its own pixels' (``nodes.own_mask``)."""
+    ys, xs = np.nonzero(own_mask(img, b))
+    if xs.size == 0:
+        return b
+    x, y = b.box[0] + int(xs.min()), b.box[1] + int(ys.min())
+    box = (x, y, int(xs.max() - xs.min()) + 1, int(ys.max() - ys.min()) + 1)
+    return dataclasses.replace(b, box=box)
+
+
+LINE_GLYPHS = frozenset("→←↑↓⟶⟵↔><-–—=~|·.")
+"""Characters OCR reads a line end or an arrowhead as ("Yes→", "-No-")."""
+
+
+def glyph_box(
+    text: str, box: tuple[float, float, float, float]
+) -> tuple[float, float, float, float]:
+    """The part of an OCR line box that holds its word, without the arrowheads and line ends
+    OCR read as leading or trailing characters (they stay line ink)."""
+    t = text.strip()
+    n = len(t)
+    lead = n - len(t.lstrip("".join(LINE_GLYPHS)))
+    trail = n - len(t.rstrip("".join(LINE_GLYPHS)))
+    if n == 0 or lead + trail == 0 or lead + trail >= n:
+        return box
+    x, y, w, h = box
+    per = w / n
+    return (x + lead * per, y, w - (lead + trail) * per, h)
+
+
+def _inside_any(box: tuple[float, float, float, float], blobs: list[Blob], idx: list[int]) -> bool:
+    cx, cy = box[0] + box[2] / 2, box[1] + box[3] / 2
+    for i in idx:
+        x, y, w, h = blobs[i].box
+        if x <= cx <= x + w and y <= cy <= y + h:
+            return True
+    return False
