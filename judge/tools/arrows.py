@@ -372,8 +372,9 @@ def _detect(
         # 2 pt), whatever the image's size
         reach_m = max(margin, int(math.ceil(CONTACT_MARGIN_WIDTHS * line.thickness_px)))
         apart = float(reach + margin) if places else math.inf  # a node's places: a head apart
+        short = (float(reach + margin), line.thickness_px)  # a line stopping short of a node
         touches = line_touches(
-            xs_abs, ys_abs, (x, y, w, h), blobs, ep_boxes, reach_m, shape_near, apart
+            xs_abs, ys_abs, (x, y, w, h), blobs, ep_boxes, reach_m, shape_near, apart, short
         )
         barbs = barb_touches(touches, comp > 0, (X0, Y0), float(reach + margin))
         touches = [t for t in touches if t[0] not in barbs]

@@ -11,15 +11,18 @@ import cv2
 import numpy as np
 from skimage.morphology import skeletonize
 
+from judge.tools.aim import first_box_ahead
 from judge.tools.nodes import Blob
 from judge.tools.strokes import neighbour_counts
 from judge.tools.thresholds import (
+    AIM_STRETCH_WIDTHS,
     BARB_AHEAD_FRAC,
     BARB_MAX_HEAD_THICKNESSES,
     BARB_SEGMENT_INK_FRAC,
     RECT_MIN_EXTENT,
     SAME_LINE_TOL_MIN_PX,
     SAME_LINE_TOL_WIDTHS,
+    SHORT_END_MARGINS,
     TOUCH_SPLIT_MIN_NODES,
 )
 
@@ -36,13 +39,15 @@ def line_touches(
     reach_m: int,
     shape_near: dict[tuple[int, int], np.ndarray],
     apart: float = math.inf,
+    short: tuple[float, float] | None = None,
 ) -> list[tuple[int, float, float]]:
     """(node, contact point) of each endpoint a line's ink (``xs``, ``ys``: image frame)
     comes within ``reach_m`` of: of its box, or of its shape for an ellipse or a diamond (a
     line passing a corner of an ellipse's box does not end there). ``shape_near`` memoises
     the shapes grown. A node touched at places ``apart`` px or more from each other, by a
     line touching ``TOUCH_SPLIT_MIN_NODES`` nodes or more, has a touch for each place
-    (:func:`_places`), in a row."""
+    (:func:`_places`), in a row. ``short``: (head reach, line width) to let a line stopping
+    short of a node touch it (:func:`short_ends`), after the others."""
     x, y, w, h = comp_box
     out: list[tuple[int, float, float]] = []
     nears: list[np.ndarray] = []
@@ -61,8 +66,11 @@ def line_touches(
             end = end_point(xs[near], ys[near], (bx, by, bw, bh))
             out.append((node, end[0], end[1]))
             nears.append(near)
+    extra = (
+        [] if short is None else short_ends(xs, ys, comp_box, blobs, ep_boxes, out, reach_m, *short)
+    )
     if len(out) < TOUCH_SPLIT_MIN_NODES or not math.isfinite(apart):
-        return out
+        return out + extra
     boxes = dict(ep_boxes)
     split: list[tuple[int, float, float]] = []
     ends: np.ndarray | None = None
@@ -79,7 +87,99 @@ def line_touches(
             split.extend((node, ex, ey) for ex, ey in places)
         else:
             split.append((node, px, py))
-    return split
+    return split + extra
+
+
+def short_ends(
+    xs: np.ndarray,
+    ys: np.ndarray,
+    comp_box: tuple[int, int, int, int],
+    blobs: list[Blob],
+    ep_boxes: list[tuple[int, tuple[int, int, int, int]]],
+    touches: list[tuple[int, float, float]],
+    reach_m: int,
+    head_reach: float,
+    width: float,
+) -> list[tuple[int, float, float]]:
+    """(node, end) of each node a line stops short of (``SHORT_END_MARGINS`` contact margins
+    ``reach_m``), among the nodes not in ``touches``: a group of the line's pixels that near
+    the node (8-connected; for an ellipse or a diamond, near its shape) lies within
+    ``head_reach`` of its pixel nearest the box, that pixel (the end) has a skeleton end or
+    branch point within the margin (a line passing by has none) and lies ``head_reach`` or
+    more from every touch, and the line's last stretch there (its pixels within
+    ``AIM_STRETCH_WIDTHS`` line ``width``\\s, at least a head's reach, of the end) points into
+    the node's box first of all boxes, within a head's reach (a badge beside a head is no node
+    it points at). An end on the border of a blob that is no endpoint stops there (a line
+    ending on a panel joins the panel: dev05's "Graphical User Interface" line)."""
+    x, y, w, h = comp_box
+    pad = int(math.ceil(SHORT_END_MARGINS * reach_m))
+    out: list[tuple[int, float, float]] = []
+    taken = {node for node, _, _ in touches}
+    stretch = max(head_reach, AIM_STRETCH_WIDTHS * width)
+    ends: np.ndarray | None = None
+    eps = {node for node, _ in ep_boxes}
+    for node, box in ep_boxes:
+        bx, by, bw, bh = box
+        if node in taken or bx - pad > x + w or bx + bw + pad < x or by - pad > y + h:
+            continue
+        if by + bh + pad < y:
+            continue
+        near = near_box(xs, ys, box, pad)
+        if near.any() and blobs[node].extent < RECT_MIN_EXTENT:
+            grown = _near_hull(blobs[node], pad)
+            near[near] = grown[ys[near] - by + pad, xs[near] - bx + pad]
+        if not near.any():
+            continue
+        if ends is None:
+            ends = _skeleton_ends(xs, ys)
+        for gx, gy in _groups(xs[near], ys[near]):
+            gaps = np.hypot(
+                np.maximum(np.maximum(bx - gx, gx - bx - bw), 0),
+                np.maximum(np.maximum(by - gy, gy - by - bh), 0),
+            )
+            k = int(np.argmin(gaps))
+            ex, ey = float(gx[k]), float(gy[k])
+            if np.hypot(gx - ex, gy - ey).max() > head_reach:
+                continue  # the line runs along the box
+            if not _has_end(np.array([[ex, ey]]), ends, reach_m):
+                continue  # no end of the line there: it passes by
+            if any(math.hypot(ex - px, ey - py) < head_reach for _, px, py in touches + out):
+                continue
+            if _on_rim(ex, ey, blobs, eps, width + 1.0):
+                continue  # it ends on a panel's border: it joins that panel
+            sel = np.hypot(xs - ex, ys - ey) <= stretch
+            cx, cy = float(xs[sel].mean()), float(ys[sel].mean())
+            norm = math.hypot(ex - cx, ey - cy)
+            if norm < max(2.0, width):
+                continue
+            u = ((ex - cx) / norm, (ey - cy) / norm)
+            if first_box_ahead((ex, ey), u, ep_boxes, 0.0, head_reach) == node:
+                out.append((node, ex, ey))
+                break
+    return out
+
+
+def _on_rim(px: float, py: float, blobs: list[Blob], eps: set[int], within: float) -> bool:
+    """Whether a point lies ``within`` px of the border of a blob that is no endpoint."""
+    for i, b in enumerate(blobs):
+        if i in eps:
+            continue
+        bx, by, bw, bh = b.box
+        if not (bx - within <= px <= bx + bw + within and by - within <= py <= by + bh + within):
+            continue
+        if min(abs(px - bx), abs(px - bx - bw), abs(py - by), abs(py - by - bh)) <= within:
+            return True
+    return False
+
+
+def _groups(xs: np.ndarray, ys: np.ndarray) -> list[tuple[np.ndarray, np.ndarray]]:
+    """The 8-connected groups of pixels (``xs``, ``ys``), each as (xs, ys)."""
+    x0, y0 = int(xs.min()), int(ys.min())
+    m = np.zeros((int(ys.max()) - y0 + 1, int(xs.max()) - x0 + 1), np.uint8)
+    m[ys - y0, xs - x0] = 1
+    n, lab = cv2.connectedComponents(m, connectivity=8)
+    of = lab[ys - y0, xs - x0]
+    return [(xs[of == i], ys[of == i]) for i in range(1, n)]
 
 
 def _skeleton_ends(xs: np.ndarray, ys: np.ndarray) -> np.ndarray:

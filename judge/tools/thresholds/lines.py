@@ -356,3 +356,16 @@ corner has none: seed-3838 figure 10). Only where the component touches this man
 more (its strokes pair its ends, ``strokes.stroke_joins``); a line between two nodes grazing
 one of them is still one line. Such a line's ``medium`` edges stay ``medium`` only where the
 line read with one contact per node has them (``contacts.cap_places``)."""
+
+SHORT_END_MARGINS = 2.0
+"""A line that stops a little short of a node ends there when its end lies within this many
+contact margins of the node's box (of its shape, for an ellipse or a diamond), among the
+nodes it does not touch: matplotlib stops its arrows 2 pt short of a patch, beyond the margin
+on small wide figures (seed-6464 matplotlib figure 11: two elbow lines 6-8 px short of their
+ellipses; seed-5353 figure 4: "Merger" -> "Align" 9 px short at a 7 px margin). The end is
+the pixel nearest the box of a group of the line's pixels that near the node, all within a
+head's reach of it (a line running along the box is none), with a skeleton end or branch
+point within the margin (a line passing by has none), a head's reach from the line's other
+touches and on no panel's border; the ray along the line's last stretch enters the node's
+box first of all boxes, within a head's reach (a numbered badge beside a head is no node it
+points at). ``contacts.short_ends``."""
