@@ -8,7 +8,7 @@ import cv2
 import numpy as np
 
 from tests.test_overlapping_heads import _read_seeded
-from tests.test_touch_places import _arrow, _bezier
+from tests.test_touch_places import _arrow, _bezier, _named_blobs
 
 
 def test_a_stroke_stopping_short_of_a_node_joins_it_in_a_line_of_several() -> None:
@@ -17,8 +17,7 @@ def test_a_stroke_stopping_short_of_a_node_joins_it_in_a_line_of_several() -> No
     arc) and its head stops 12 px short of T, a little over the contact margin. The line
     touched S and D only: S -> T was lost. A skeleton end that stops within two margins of a
     box it points at (the ray along its last stretch enters that box first) touches it."""
-    from judge.tools.arrows import detect_lines, node_endpoints
-    from judge.tools.nodes import detect_blobs
+    from judge.tools.arrows import detect_lines
 
     img = np.full((480, 1000, 3), 255, np.uint8)
     boxes = {"S": (100, 300), "T": (420, 220), "D": (750, 300)}
@@ -26,15 +25,7 @@ def test_a_stroke_stopping_short_of_a_node_joins_it_in_a_line_of_several() -> No
         cv2.rectangle(img, (x, y), (x + 120, y + 40), (0, 0, 0), 2, cv2.LINE_AA)
     _arrow(img, _bezier((790, 298), (520, 40), (223, 318)))
     _arrow(img, _bezier((222, 326), (320, 330), (408, 244)))
-    blobs = detect_blobs(img)
-    eps = node_endpoints(blobs)
-    name = {
-        i: k
-        for i in eps
-        for k, (x, y) in boxes.items()
-        if abs(blobs[i].box[0] - x) < 12 and abs(blobs[i].box[1] - y) < 12
-    }
-    assert sorted(name.values()) == ["D", "S", "T"], [blobs[i].box for i in eps]
+    blobs, eps, name = _named_blobs(img, boxes)
     edges = {
         (name[a], name[b], conf)
         for ln in detect_lines(img, blobs, eps)

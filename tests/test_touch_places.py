@@ -4,6 +4,7 @@ session 44: matplotlib seed 4646, figure 4, measured in session 43)."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import cv2
 import numpy as np
@@ -44,14 +45,33 @@ def _arrow(img: np.ndarray, pts: np.ndarray, length: float = 20.0, half: float =
     cv2.fillConvexPoly(img, tri, (60, 60, 60), cv2.LINE_AA)
 
 
+def _named_blobs(
+    img: np.ndarray, boxes: dict[str, tuple[int, int]]
+) -> tuple[list[Any], list[int], dict[int, str]]:
+    """The blobs of an image drawn with OpenCV, its endpoints, and each endpoint's name by
+    the corner (``boxes``) its box starts at; asserts every box was found."""
+    from judge.tools.arrows import node_endpoints
+    from judge.tools.nodes import detect_blobs
+
+    blobs = detect_blobs(img)
+    eps = node_endpoints(blobs)
+    name = {
+        i: k
+        for i in eps
+        for k, (x, y) in boxes.items()
+        if abs(blobs[i].box[0] - x) < 12 and abs(blobs[i].box[1] - y) < 12
+    }
+    assert sorted(name.values()) == sorted(boxes), [blobs[i].box for i in eps]
+    return blobs, eps, name
+
+
 def test_a_component_touching_a_node_on_two_sides_ends_there_twice() -> None:
     """Drawn with OpenCV (not our generators): boxes A, B, C in a row and D above A. A -> B
     and B -> C are straight; B -> D leaves B's left side beside A -> B's head, and an arc from
     C's left side, beside B -> C's head, merges into it. One component touches B on its left
     and on its right: B -> C leaves B's right side as a stroke of its own (its edge was read
     from one touch between the two, ``medium``), and B's two places are two contacts."""
-    from judge.tools.arrows import detect_lines, node_endpoints
-    from judge.tools.nodes import detect_blobs
+    from judge.tools.arrows import detect_lines
 
     img = np.full((480, 1000, 3), 255, np.uint8)
     boxes = {"A": (100, 300), "B": (400, 300), "C": (700, 300), "D": (100, 120)}
@@ -64,15 +84,7 @@ def test_a_component_touching_a_node_on_two_sides_ends_there_twice() -> None:
     cd = np.round(_bezier((691, 316), (520, 60), (bd[50][0], bd[50][1]))).astype(np.int32)
     cv2.polylines(img, [cd], False, (60, 60, 60), 2, cv2.LINE_AA)
 
-    blobs = detect_blobs(img)
-    eps = node_endpoints(blobs)
-    name = {
-        i: k
-        for i in eps
-        for k, (x, y) in boxes.items()
-        if abs(blobs[i].box[0] - x) < 12 and abs(blobs[i].box[1] - y) < 12
-    }
-    assert sorted(name.values()) == ["A", "B", "C", "D"], [blobs[i].box for i in eps]
+    blobs, eps, name = _named_blobs(img, boxes)
     lines = detect_lines(img, blobs, eps)
     big = [ln for ln in lines if len(ln.contacts) >= 4]
     assert len(big) == 1, [[name.get(c.node) for c in ln.contacts] for ln in lines]
