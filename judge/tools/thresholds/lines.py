@@ -362,7 +362,8 @@ SHORT_END_MARGINS = 2.0
 contact margins of the node's box (of its shape, for an ellipse or a diamond), among the
 nodes it does not touch: matplotlib stops its arrows 2 pt short of a patch, beyond the margin
 on small wide figures (seed-6464 matplotlib figure 11: two elbow lines 6-8 px short of their
-ellipses; seed-5353 figure 4: "Merger" -> "Align" 9 px short at a 7 px margin). The end is
+ellipses; seed-2424 figure 4: "Segment" -> "Tokenizer"'s head short of "Tokenizer", its tail
+in a back arc's component). The end is
 the pixel nearest the box of a group of the line's pixels that near the node, all within a
 head's reach of it (a line running along the box is none), with a skeleton end or branch
 point within the margin (a line passing by has none), a head's reach from the line's other
