@@ -48,26 +48,18 @@ def line_touches(
     line touching ``TOUCH_SPLIT_MIN_NODES`` nodes or more, has a touch for each place
     (:func:`_places`), in a row. ``short``: (head reach, line width) to let a line stopping
     short of a node touch it (:func:`short_ends`), after the others."""
-    x, y, w, h = comp_box
     out: list[tuple[int, float, float]] = []
     nears: list[np.ndarray] = []
-    for node, (bx, by, bw, bh) in ep_boxes:
-        if bx - reach_m > x + w or bx + bw + reach_m < x or by - reach_m > y + h:
-            continue
-        if by + bh + reach_m < y:
-            continue
-        near = near_box(xs, ys, (bx, by, bw, bh), reach_m)
-        if near.any() and blobs[node].extent < RECT_MIN_EXTENT:
-            if (node, reach_m) not in shape_near:
-                shape_near[(node, reach_m)] = _near_hull(blobs[node], reach_m)
-            grown = shape_near[(node, reach_m)]
-            near[near] = grown[ys[near] - by + reach_m, xs[near] - bx + reach_m]
-        if near.any():
-            end = end_point(xs[near], ys[near], (bx, by, bw, bh))
+    for node, box in ep_boxes:
+        near = _near_node(xs, ys, comp_box, blobs, node, box, reach_m, shape_near)
+        if near is not None:
+            end = end_point(xs[near], ys[near], box)
             out.append((node, end[0], end[1]))
             nears.append(near)
     extra = (
-        [] if short is None else short_ends(xs, ys, comp_box, blobs, ep_boxes, out, reach_m, *short)
+        []
+        if short is None
+        else short_ends(xs, ys, comp_box, blobs, ep_boxes, out, reach_m, shape_near, *short)
     )
     if len(out) < TOUCH_SPLIT_MIN_NODES or not math.isfinite(apart):
         return out + extra
@@ -98,6 +90,7 @@ def short_ends(
     ep_boxes: list[tuple[int, tuple[int, int, int, int]]],
     touches: list[tuple[int, float, float]],
     reach_m: int,
+    shape_near: dict[tuple[int, int], np.ndarray],
     head_reach: float,
     width: float,
 ) -> list[tuple[int, float, float]]:
@@ -111,7 +104,6 @@ def short_ends(
     the node's box first of all boxes, within a head's reach (a badge beside a head is no node
     it points at). An end on the border of a blob that is no endpoint stops there (a line
     ending on a panel joins the panel: dev05's "Graphical User Interface" line)."""
-    x, y, w, h = comp_box
     pad = int(math.ceil(SHORT_END_MARGINS * reach_m))
     out: list[tuple[int, float, float]] = []
     taken = {node for node, _, _ in touches}
@@ -119,17 +111,14 @@ def short_ends(
     ends: np.ndarray | None = None
     eps = {node for node, _ in ep_boxes}
     for node, box in ep_boxes:
+        near = (
+            None
+            if node in taken
+            else _near_node(xs, ys, comp_box, blobs, node, box, pad, shape_near)
+        )
+        if near is None:
+            continue
         bx, by, bw, bh = box
-        if node in taken or bx - pad > x + w or bx + bw + pad < x or by - pad > y + h:
-            continue
-        if by + bh + pad < y:
-            continue
-        near = near_box(xs, ys, box, pad)
-        if near.any() and blobs[node].extent < RECT_MIN_EXTENT:
-            grown = _near_hull(blobs[node], pad)
-            near[near] = grown[ys[near] - by + pad, xs[near] - bx + pad]
-        if not near.any():
-            continue
         if ends is None:
             ends = _skeleton_ends(xs, ys)
         for gx, gy in _groups(xs[near], ys[near]):
@@ -157,6 +146,32 @@ def short_ends(
                 out.append((node, ex, ey))
                 break
     return out
+
+
+def _near_node(
+    xs: np.ndarray,
+    ys: np.ndarray,
+    comp_box: tuple[int, int, int, int],
+    blobs: list[Blob],
+    node: int,
+    box: tuple[int, int, int, int],
+    pad: int,
+    shape_near: dict[tuple[int, int], np.ndarray],
+) -> np.ndarray | None:
+    """Which of a line's pixels (``xs``, ``ys``; its box ``comp_box``) lie within ``pad`` of
+    a node's box, or of its shape for an ellipse or a diamond (``shape_near`` memoises the
+    shapes grown); None when none do."""
+    x, y, w, h = comp_box
+    bx, by, bw, bh = box
+    if bx - pad > x + w or bx + bw + pad < x or by - pad > y + h or by + bh + pad < y:
+        return None
+    near = near_box(xs, ys, box, pad)
+    if near.any() and blobs[node].extent < RECT_MIN_EXTENT:
+        if (node, pad) not in shape_near:
+            shape_near[(node, pad)] = _near_hull(blobs[node], pad)
+        grown = shape_near[(node, pad)]
+        near[near] = grown[ys[near] - by + pad, xs[near] - bx + pad]
+    return near if near.any() else None
 
 
 def _on_rim(px: float, py: float, blobs: list[Blob], eps: set[int], within: float) -> bool:
