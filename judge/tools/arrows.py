@@ -527,6 +527,7 @@ def _detect(
                 )
             )
         headtests.untaper(line, dt, xs, ys, on_ridge, d2, reach + margin)
+        headtests.stub_tail(line, xs + X0, ys + Y0)
         if len(touches) == 1:
             line.labels = _labels_reached(xs_abs, ys_abs, blocks)
         if joins is not None:

@@ -34,6 +34,10 @@ from judge.tools.thresholds import (
     NECK_BAND_HALVES,
     NECK_MIN_HALVES,
     NECK_START_HALVES,
+    STUB_SHAFT_SLACK,
+    STUB_STEP_FRAC,
+    STUB_STEP_MAX_SHAFTS,
+    STUB_TAPER_RATIO,
     TAPER_MAX_LENGTH_RATIO,
     TAPER_MIN_HALF_WIDTHS,
     TAPER_MIN_RATIO,
@@ -348,6 +352,56 @@ def untaper(
     tip = line.contacts[1 - thick]
     if headless or tip.thickness_px / 2.0 >= HEAD_THICKNESS_RATIO * thin_half:
         tip.head = True
+
+
+def stub_tail(line: LineComp, xs: np.ndarray, ys: np.ndarray) -> None:
+    """A line joining two nodes with a head at both ends, its pixels ``xs``/``ys`` (image
+    frame): where its width across falls at once from a head's base to a plain shaft toward
+    one end and tapers toward the other (``STUB_STEP_FRAC``), the first end is a tail. A head
+    longer than the shaft behind it (a big ``-|>`` head on a short line between close nodes)
+    reaches that end's window, so both ends read headed and the edge both ways. A line with a
+    head at each end widens again toward the second."""
+    if len(line.contacts) != 2 or not all(c.head for c in line.contacts) or xs.size == 0:
+        return
+    a = np.asarray(line.contacts[0].point, float)
+    axis = np.asarray(line.contacts[1].point, float) - a
+    length = float(np.hypot(*axis))
+    if length < 4.0:
+        return
+    ux, uy = axis / length
+    t = np.round((xs - a[0]) * ux + (ys - a[1]) * uy).astype(int)
+    t = t[(t >= 0) & (t <= int(length))]
+    if t.size == 0:
+        return
+    width = np.bincount(t, minlength=int(length) + 1).astype(float)
+    peak = int(np.argmax(width))
+    sides = (width[: peak + 1][::-1], width[peak:])  # from the peak toward each end
+    falls: list[tuple[int, float, bool]] = []  # (bins to the fall, shaft, flat to the end)
+    for side in sides:
+        low = np.flatnonzero(side <= STUB_STEP_FRAC * side[0])
+        if low.size == 0:
+            return
+        k = int(low[0])
+        rest = side[k + 1 : -1]  # past the bin the fall straddles, short of the node
+        if rest.size < 2:
+            falls.append((k, 0.0, False))
+            continue
+        shaft = float(np.median(rest))
+        # a head's base slanted across the line straddles about a shaft width of bins more
+        past = rest[int(math.ceil(shaft)) :]
+        flat = past.size >= 2 and float(past.max()) <= STUB_SHAFT_SLACK * shaft + 1.0
+        falls.append((k, shaft, flat))
+    for end in (0, 1):
+        k, shaft, flat = falls[end]
+        other = falls[1 - end][0]
+        if (
+            flat
+            and k <= max(2.0, STUB_STEP_MAX_SHAFTS * shaft)
+            and other >= STUB_TAPER_RATIO * max(k, 1)
+            and width[peak] >= HEAD_THICKNESS_RATIO * shaft
+        ):
+            line.contacts[end].head = False
+            return
 
 
 def unhead_fan_hub(line: LineComp) -> list[Contact]:
