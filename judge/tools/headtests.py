@@ -2,8 +2,9 @@
 the window past what is left of the node's outline, the shaft the end is measured against,
 the other end's big head reaching in, lines behind an end, an open head's spread, a block
 arrow's wedge and a tapered line's thick end; and the heads a line's ends lose afterwards: a
-tapered arrow's thick tail, a fan's hub. Window pixels (``xs``/``ys`` relative to the line's
-window) throughout."""
+tapered arrow's thick tail, the tail of a short line under a longer head, a fan's hub. Window
+pixels (``xs``/``ys`` relative to the line's window) throughout, but for :func:`stub_tail`
+(the image's frame, as the contacts' points)."""
 
 from __future__ import annotations
 
