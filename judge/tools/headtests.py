@@ -36,8 +36,10 @@ from judge.tools.thresholds import (
     NECK_MIN_HALVES,
     NECK_START_HALVES,
     STUB_SHAFT_SLACK,
+    STUB_SLACK_PX,
     STUB_STEP_FRAC,
     STUB_STEP_MAX_SHAFTS,
+    STUB_STEP_MIN_BINS,
     STUB_TAPER_RATIO,
     TAPER_MAX_LENGTH_RATIO,
     TAPER_MIN_HALF_WIDTHS,
@@ -390,14 +392,14 @@ def stub_tail(line: LineComp, xs: np.ndarray, ys: np.ndarray) -> None:
         shaft = float(np.median(rest))
         # a head's base slanted across the line straddles about a shaft width of bins more
         past = rest[int(math.ceil(shaft)) :]
-        flat = past.size >= 2 and float(past.max()) <= STUB_SHAFT_SLACK * shaft + 1.0
+        flat = past.size >= 2 and float(past.max()) <= STUB_SHAFT_SLACK * shaft + STUB_SLACK_PX
         falls.append((k, shaft, flat))
     for end in (0, 1):
         k, shaft, flat = falls[end]
         other = falls[1 - end][0]
         if (
             flat
-            and k <= max(2.0, STUB_STEP_MAX_SHAFTS * shaft)
+            and k <= max(STUB_STEP_MIN_BINS, STUB_STEP_MAX_SHAFTS * shaft)
             and other >= STUB_TAPER_RATIO * max(k, 1)
             and width[peak] >= HEAD_THICKNESS_RATIO * shaft
         ):

@@ -197,11 +197,16 @@ HEAD_THICKNESS_RATIO = 1.7
 """An end carries a head when its local thickness (distance-transform max) exceeds the shaft's by
 this ratio: heads are 2-3x thicker than the shaft (measured on LibreOffice renders)."""
 
+HEAD_MIN_EXTRA_PX = 1.0
+"""... and its half-thickness by at least this many pixels, so anti-aliased 1 px shafts do not
+look headed (a partly erased LibreOffice head at 96 dpi measures +1.3 px)."""
+
 STUB_STEP_FRAC = 0.5
 """A line between two nodes read with a head at both ends is read along the line joining its
 ends: its width across (ink pixels per pixel along) peaks at a head's base. Where it falls to
-this share of that peak within ``STUB_STEP_MAX_SHAFTS`` shaft widths on one side, and keeps
-under ``STUB_SHAFT_SLACK`` times the shaft from there to the end, while on the other side it
+this share of that peak within ``STUB_STEP_MAX_SHAFTS`` shaft widths (at least
+``STUB_STEP_MIN_BINS`` pixels) on one side, and keeps under ``STUB_SHAFT_SLACK`` times the
+shaft plus ``STUB_SLACK_PX`` from there to the end, while on the other side it
 takes ``STUB_TAPER_RATIO`` times as long to fall (a head tapering to its tip), the first end
 is a tail: a head longer than its shaft reaches the tail's window (seed-7575 matplotlib
 figure 12)."""
@@ -215,9 +220,11 @@ STUB_SHAFT_SLACK = 1.5
 STUB_TAPER_RATIO = 3.0
 """... (see ``STUB_STEP_FRAC``)."""
 
-HEAD_MIN_EXTRA_PX = 1.0
-"""... and its half-thickness by at least this many pixels, so anti-aliased 1 px shafts do not
-look headed (a partly erased LibreOffice head at 96 dpi measures +1.3 px)."""
+STUB_STEP_MIN_BINS = 2
+"""... (see ``STUB_STEP_FRAC``)."""
+
+STUB_SLACK_PX = 1.0
+"""... (see ``STUB_STEP_FRAC``; anti-aliasing widens a shaft by a pixel here and there)."""
 
 HEAD_STRONG_RATIO = 3.0
 """A thick end under this many shaft thicknesses is a head only with one line behind it: lines
