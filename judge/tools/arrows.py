@@ -527,7 +527,7 @@ def _detect(
                 )
             )
         headtests.untaper(line, dt, xs, ys, on_ridge, d2, reach + margin)
-        headtests.stub_tail(line, xs + X0, ys + Y0)
+        headtests.stub_tail(line, xs_abs, ys_abs)
         if len(touches) == 1:
             line.labels = _labels_reached(xs_abs, ys_abs, blocks)
         if joins is not None:
