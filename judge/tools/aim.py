@@ -23,6 +23,7 @@ from judge.tools.strokes import ridge as dt_ridge
 from judge.tools.thresholds import (
     AIM_STRETCH_WIDTHS,
     BRIDGE_APART_WIDTHS,
+    BRIDGE_FILL_MAX_WIDTHS_SQ,
     BRIDGE_HEAD_RATIO,
     BRIDGE_LOOK_CLOSINGS,
     BRIDGE_MAX_TURN_DEG,
@@ -232,7 +233,10 @@ def dash_closing(ink: np.ndarray, dk: int, base: int | None = None) -> np.ndarra
     closing leaves apart is dropped too: thick solid lines leaving one side of a node a dash
     gap apart would merge there into a wedge read as a head (seed-6262 matplotlib figure 9:
     10 px lines, a 35 px closing). So is one between two pieces with no head near it that
-    keep ``BRIDGE_APART_WIDTHS`` line widths apart (:func:`_set_apart`): two lines' tails.
+    keep ``BRIDGE_APART_WIDTHS`` line widths apart (:func:`_set_apart`): two lines' tails;
+    and so is one filling more than ``BRIDGE_FILL_MAX_WIDTHS_SQ`` squared line widths between
+    two such pieces, however close they come: the wedge between two tails leaving a node side
+    by side (seed-8686 matplotlib figure 13: 538 px between 5.5 px tails, read as a head).
 
     Fill touching one piece only is kept where the closing of that piece alone lays it (a
     line's own notches), and dropped where another line's ink nearby induced it
@@ -263,7 +267,7 @@ def dash_closing(ink: np.ndarray, dk: int, base: int | None = None) -> np.ndarra
     reach = BRIDGE_LOOK_CLOSINGS * dk
     h_img, w_img = ink.shape
     for b in range(1, nb):
-        x, y, w, h, _a = (int(v) for v in bstats[b])
+        x, y, w, h, area = (int(v) for v in bstats[b])
         x0, y0 = max(0, x - 1), max(0, y - 1)
         x1, y1 = min(w_img, x + w + 1), min(h_img, y + h + 1)
         grown = cv2.dilate((blab[y0:y1, x0:x1] == b).astype(np.uint8), np.ones((3, 3), np.uint8))
@@ -292,12 +296,14 @@ def dash_closing(ink: np.ndarray, dk: int, base: int | None = None) -> np.ndarra
             centre = pts.mean(axis=0)
             _, _, vt = np.linalg.svd(pts - centre, full_matrices=False)
             near.append((centre, vt[0]))
+        wide = 2.0 * float(shaft[touched].max())
         if (
             len(near) == len(touched)
             and (
                 headed >= 2
                 or len(groups) >= 2
-                or (headed == 0 and _set_apart(win, touched, 2.0 * float(shaft[touched].max())))
+                or (headed == 0 and _set_apart(win, touched, wide))
+                or (headed == 0 and area > BRIDGE_FILL_MAX_WIDTHS_SQ * wide**2)
             )
             and not any(
                 _carries_on(near[i], near[j])

@@ -125,7 +125,9 @@ leaving one side of a node close together (seed-6464 matplotlib figure 3: four a
 the fan's hub and swallowed the heads at its far ends. A larger wedge with a head by it
 (``HEAD_THICKNESS_RATIO``) stays whole: a head and another line's tail glued to one point; so
 does one touching a dash (a piece no longer than ``DASH_PIECE_MAX_CLOSINGS`` closings carrying
-no head, ``BRIDGE_HEAD_RATIO``), and a dashed line keeps every bridge."""
+no head, ``BRIDGE_HEAD_RATIO``), and a dashed line keeps every bridge. The dash closing itself
+(``aim.dash_closing``) drops a sideways bridge this large between two long pieces with no head
+by it: two tails leaving a node side by side (seed-8686 matplotlib figure 13)."""
 
 DRAWN_HEADS_MIN_WIDTH_PX = 4.0
 """A solid line touching three or more nodes has its heads measured on its ink as drawn
