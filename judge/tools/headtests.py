@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 
 import cv2
 import numpy as np
+from skimage.morphology import skeletonize
 
 from judge.tools.lineink import skip_remnant
 from judge.tools.nodes import Blob
@@ -41,6 +42,11 @@ from judge.tools.thresholds import (
     STUB_STEP_MAX_SHAFTS,
     STUB_STEP_MIN_BINS,
     STUB_TAPER_RATIO,
+    TAPER_FINE_DT_RATIO,
+    TAPER_FINE_MAX_DISORDER,
+    TAPER_FINE_MAX_RATIO,
+    TAPER_FINE_MIN_HALF_WIDTHS,
+    TAPER_FINE_RATIO,
     TAPER_MAX_LENGTH_RATIO,
     TAPER_MIN_HALF_WIDTHS,
     TAPER_MIN_RATIO,
@@ -327,6 +333,80 @@ def thick_end(
     return None
 
 
+def fine_taper(
+    xs: np.ndarray,
+    ys: np.ndarray,
+    d2: tuple[np.ndarray, np.ndarray],
+    reach: float,
+    width: float,
+) -> int | None:
+    """Which end (0 or 1) of a two-ended line read with no head at either end is the thick
+    end of a shaft tapered too slightly for :func:`thick_end`'s ridge medians: a small
+    ``fancy`` arrow narrows from a 6 px tail to a 4 px shaft, one distance-transform step,
+    behind a head too small to read (seed-8686 matplotlib figure 13). Between the two head
+    windows (``reach`` from each end, at least ``HEAD_LENGTH_WIDTHS`` line widths: a missed
+    head thickens its own half), the half by the thick end carries ``TAPER_FINE_RATIO`` to
+    ``TAPER_FINE_MAX_RATIO`` times the other's ink per pixel of length along its skeleton
+    (its mean width; a diagonal step counts sqrt 2), and the mean exact distance to the
+    background along its skeleton is ``TAPER_FINE_DT_RATIO`` times the other's. ``None``
+    where either half's skeleton is under ``TAPER_FINE_MIN_HALF_WIDTHS`` line widths long or
+    the two differ in length by more than ``TAPER_MAX_LENGTH_RATIO``."""
+    reach = max(reach, HEAD_LENGTH_WIDTHS * width)
+    between = (d2[0] > reach**2) & (d2[1] > reach**2)
+    if not between.any():
+        return None
+    x0, y0 = int(xs.min()) - 1, int(ys.min()) - 1
+    mask = np.zeros((int(ys.max()) - y0 + 2, int(xs.max()) - x0 + 2), np.uint8)
+    mask[ys - y0, xs - x0] = 1
+    sk = skeletonize(mask > 0).astype(np.uint8)  # type: ignore[no-untyped-call]
+    # each skeleton pixel's share of its links: half of one per level step, of sqrt 2 per
+    # diagonal one
+    level = cv2.filter2D(sk, cv2.CV_32F, np.array([[0, 1, 0], [1, 0, 1], [0, 1, 0]], np.float32))
+    diag = cv2.filter2D(sk, cv2.CV_32F, np.array([[1, 0, 1], [0, 0, 0], [1, 0, 1]], np.float32))
+    step = (0.5 * (level + math.sqrt(2.0) * diag) * sk)[ys - y0, xs - x0]
+    on = sk[ys - y0, xs - x0] > 0
+    exact = cv2.distanceTransform(mask, cv2.DIST_L2, cv2.DIST_MASK_PRECISE)[ys - y0, xs - x0]
+    near0 = d2[0] < d2[1]
+    halves = (between & near0, between & ~near0)
+    long = [float(step[h].sum()) for h in halves]
+    if min(long) < TAPER_FINE_MIN_HALF_WIDTHS * width or not all(h[on].any() for h in halves):
+        return None
+    if max(long) > TAPER_MAX_LENGTH_RATIO * min(long):
+        return None
+    per = [float(h.sum()) / n for h, n in zip(halves, long, strict=True)]
+    mean = [float(exact[h & on].mean()) for h in halves]
+    for end in (0, 1):
+        ratio = per[end] / per[1 - end]
+        if (
+            TAPER_FINE_RATIO <= ratio <= TAPER_FINE_MAX_RATIO
+            and mean[end] >= TAPER_FINE_DT_RATIO * mean[1 - end]
+            and _narrows_steadily(between, d2, step, end)
+        ):
+            return end
+    return None
+
+
+def _narrows_steadily(
+    between: np.ndarray, d2: tuple[np.ndarray, np.ndarray], step: np.ndarray, thick: int
+) -> bool:
+    """Whether a shaft (``between``: its pixels between the head windows; ``step``: each
+    one's skeleton length) narrows steadily from its ``thick`` end: cut into four quarters
+    along its length, at most ``TAPER_FINE_MAX_DISORDER`` of their six pairs widen toward the
+    thin end. A missed head's base in the last quarter by it, or noise on a short shaft,
+    thickens one quarter alone (seed-8181 matplotlib figure 10: 23.5, 10.0, 10.4, 10.6 px)."""
+    da, db = np.sqrt(d2[thick][between]), np.sqrt(d2[1 - thick][between])
+    along = da / np.maximum(da + db, 1e-9)  # 0 at the thick end, 1 at the thin one
+    edges = np.linspace(float(along.min()), float(along.max()), 5)
+    quarter = np.clip(np.searchsorted(edges, along, side="right") - 1, 0, 3)
+    ink = np.bincount(quarter, minlength=4).astype(float)
+    length = np.bincount(quarter, weights=step[between], minlength=4)
+    if (length <= 0).any():
+        return False
+    width = ink / length
+    wider = sum(1 for i in range(4) for j in range(i + 1, 4) if width[j] > width[i])
+    return wider <= TAPER_FINE_MAX_DISORDER
+
+
 def untaper(
     line: LineComp,
     dt: np.ndarray,
@@ -348,6 +428,10 @@ def untaper(
         return
     taper = thick_end(dt, xs, ys, ridge, (d2[0], d2[1]), reach, line.thickness_px)
     if taper is None:
+        if not any(c.head for c in line.contacts):
+            fine = fine_taper(xs, ys, (d2[0], d2[1]), reach, line.thickness_px)
+            if fine is not None:
+                line.contacts[1 - fine].head = True
         return
     thick, thin_half = taper
     headless = not any(c.head for c in line.contacts)

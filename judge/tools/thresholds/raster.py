@@ -334,6 +334,25 @@ a thin line one distance-transform step (1.37 against 1.91 px) passes for a tape
 figure 1: a 2.9 px line, 11 px halves). ``fancy`` lines' halves run 33-94 px at 7-10 px
 widths, their thinner halves 2.3-5 px."""
 
+TAPER_FINE_RATIO = 1.12
+TAPER_FINE_MAX_RATIO = 1.6
+TAPER_FINE_DT_RATIO = 1.05
+TAPER_FINE_MIN_HALF_WIDTHS = 2.0
+TAPER_FINE_MAX_DISORDER = 1
+"""A line joining two nodes read with no head at either end points away from its thicker
+half where the taper is too slight for ``TAPER_MIN_RATIO`` (``headtests.fine_taper``): between
+its head windows, the half by one end carries ``TAPER_FINE_RATIO`` to ``TAPER_FINE_MAX_RATIO``
+times the other's ink per pixel of skeleton length (steeper is another stroke merged in: a
+label, a crossing), and the mean exact distance to the background along its skeleton is
+``TAPER_FINE_DT_RATIO`` times the other's; each half's skeleton at least
+``TAPER_FINE_MIN_HALF_WIDTHS`` line widths long; and cut into four quarters along its
+length, at most ``TAPER_FINE_MAX_DISORDER`` of their six pairs widen toward the thin end (a
+taper is steady; a missed head's base or noise thickens one quarter alone). Chosen on our
+40 matplotlib seeds' ``fancy`` figures and a quarter of every other stored reference, lines
+read with no head: ``fancy`` halves 1.12-1.78 apart; a missed ``simple`` head reaching past a
+short window into its half made that half the thicker one (seed-3838 figure 10), hence
+windows of at least ``HEAD_LENGTH_WIDTHS`` line widths."""
+
 TAPER_MAX_LENGTH_RATIO = 1.5
 """... but only where the two halves are alike in length (within this ratio; a half's length is
 its ink over twice its median half-width): split midway between the ends, one stroke's halves
