@@ -33,6 +33,7 @@ from judge.tools.thresholds import (
     DASH_RING_MIN_FRAC,
     DASH_RING_MIN_PIECES,
     DASH_SPECK_AREA_WIDTHS,
+    DRAWN_HEADS_MIN_WIDTH_PX,
     HEAD_MIN_EXTRA_PX,
     HEADED_PIECE_MIN_CLOSINGS,
     HOLE_FILL_MIN_EXTENT,
@@ -235,8 +236,10 @@ def dash_closing(ink: np.ndarray, dk: int, base: int | None = None) -> np.ndarra
     10 px lines, a 35 px closing). So is one between two pieces with no head near it that
     keep ``BRIDGE_APART_WIDTHS`` line widths apart (:func:`_set_apart`): two lines' tails;
     and so is one filling more than ``BRIDGE_FILL_MAX_WIDTHS_SQ`` squared line widths between
-    two such pieces, however close they come: the wedge between two tails leaving a node side
-    by side (seed-8686 matplotlib figure 13: 538 px between 5.5 px tails, read as a head).
+    two such pieces at least ``DRAWN_HEADS_MIN_WIDTH_PX`` wide, however close they come: the
+    wedge between two thick tails leaving a node side by side (seed-8686 matplotlib figure
+    13: 538 px between 5.5 px tails, read as a head). Thinner lines leaving a node's corner
+    together stay one fan, as the stroke reader expects (dev14: split, its pass decks failed).
 
     Fill touching one piece only is kept where the closing of that piece alone lays it (a
     line's own notches), and dropped where another line's ink nearby induced it
@@ -303,7 +306,11 @@ def dash_closing(ink: np.ndarray, dk: int, base: int | None = None) -> np.ndarra
                 headed >= 2
                 or len(groups) >= 2
                 or (headed == 0 and _set_apart(win, touched, wide))
-                or (headed == 0 and area > BRIDGE_FILL_MAX_WIDTHS_SQ * wide**2)
+                or (
+                    headed == 0
+                    and wide >= DRAWN_HEADS_MIN_WIDTH_PX
+                    and area > BRIDGE_FILL_MAX_WIDTHS_SQ * wide**2
+                )
             )
             and not any(
                 _carries_on(near[i], near[j])

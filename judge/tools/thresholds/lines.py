@@ -127,7 +127,8 @@ the fan's hub and swallowed the heads at its far ends. A larger wedge with a hea
 does one touching a dash (a piece no longer than ``DASH_PIECE_MAX_CLOSINGS`` closings carrying
 no head, ``BRIDGE_HEAD_RATIO``), and a dashed line keeps every bridge. The dash closing itself
 (``aim.dash_closing``) drops a sideways bridge this large between two long pieces with no head
-by it: two tails leaving a node side by side (seed-8686 matplotlib figure 13)."""
+by it, at least ``DRAWN_HEADS_MIN_WIDTH_PX`` wide: two thick tails leaving a node side by side
+(seed-8686 matplotlib figure 13). Thinner lines leaving one corner stay one fan (dev14)."""
 
 DRAWN_HEADS_MIN_WIDTH_PX = 4.0
 """A solid line touching three or more nodes has its heads measured on its ink as drawn
