@@ -423,7 +423,10 @@ def untaper(
     tails narrowing to 4 px shafts into heads 9 px wide, half erased with an ellipse's
     outline, read with no direction), or where that end stands ``HEAD_THICKNESS_RATIO`` times
     out of the thin half's shaft (a head the window measured against the wider shaft further
-    back; seed-1717 figure 13: 9.6 px against 4.8 px, its blunt tail read as the head)."""
+    back; seed-1717 figure 13: 9.6 px against 4.8 px, its blunt tail read as the head).
+    Where :func:`thick_end` sees no taper and neither end reads a head, a slighter steady
+    taper (:func:`fine_taper`) heads the thin end; a line with a head read keeps it (measured
+    finer there, a head's barbs in its half flipped Graphviz edges)."""
     if len(d2) != 2 or len(line.contacts) != 2:
         return
     taper = thick_end(dt, xs, ys, ridge, (d2[0], d2[1]), reach, line.thickness_px)
