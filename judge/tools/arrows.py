@@ -24,7 +24,10 @@ from judge.tools.base import Tool, ToolContext, ToolOutput, memo
 from judge.tools.contacts import (
     barb_touches,
     cap_places,
+    join_past,
+    kept_nodes,
     line_touches,
+    passes_by,
     place_ids,
     same_line,
     settle_places,
@@ -410,6 +413,8 @@ def _detect(
         clear = max(HEAD_CLEAR_MIN_PX, HEAD_CLEAR_WIDTHS * shaft * 2)
         clear_ok = clear_of[ys_abs, xs_abs] > clear  # heads are measured this far off a node
         outline_only = False  # the one node this touches: all of it there is that node's outline
+        passing: set[int] = set()  # headed touches where the line passes a node by
+        ends: list[np.ndarray] = []
         for k, (node, px, py) in enumerate(touches):
             # look for the head only on this end's side of the line (short lines: the nearer half)
             mine = np.ones(d2[k].shape, bool)
@@ -515,6 +520,10 @@ def _detect(
             if head and len(touches) >= 3:  # counted on the ink before the dash closing,
                 raw = ink[ys_abs[at], xs_abs[at]] > 0  # which fills a narrow fan into a wedge
                 behind = ran or headtests.lines_behind(xs[at][raw], ys[at][raw], end, wd)
+                # a line passing a node's corner on its way between two others, its label
+                # touching it there (seed-9797 matplotlib figure 0): no end there, so no touch
+                by = passes_by(xs_abs, ys_abs, (px, py), reach_m, ends)
+                passing |= {ids[k]} if by else set()
             line.contacts.append(
                 Contact(
                     ids[k],
@@ -526,14 +535,16 @@ def _detect(
                     behind_px,
                 )
             )
+        line.contacts = [c for c in line.contacts if c.node not in passing]
         headtests.untaper(line, dt, xs, ys, on_ridge, d2, reach + margin)
         headtests.stub_tail(line, xs_abs, ys_abs)
         if len(touches) == 1:
             line.labels = _labels_reached(xs_abs, ys_abs, blocks)
         if joins is not None:
             line.joins = {frozenset((ids[a], ids[b])) for a, b in map(tuple, joins)}
+            line.joins = join_past(line.joins, passing)
             hubs = headtests.unhead_fan_hub(line)
-            node_boxes = [blobs[node].box for node, _, _ in touches]
+            node_boxes = [blobs[n].box for n in kept_nodes(touches, ids, passing)]
             anchors.mark_leaving(line, comp, dt, (X0, Y0), node_boxes, reach_m, shaft, hubs)
             headtests.unhead_star_centre(line)
         settle_places(line, {i: t[0] for i, t in zip(ids, touches, strict=True) if i != t[0]})

@@ -19,6 +19,9 @@ from judge.tools.thresholds import (
     BARB_AHEAD_FRAC,
     BARB_MAX_HEAD_THICKNESSES,
     BARB_SEGMENT_INK_FRAC,
+    PASS_BY_MAX_SIDEDNESS,
+    PASS_BY_MIN_END_MARGINS,
+    PASS_BY_RING_MARGINS,
     RECT_MIN_EXTENT,
     SAME_LINE_TOL_MIN_PX,
     SAME_LINE_TOL_WIDTHS,
@@ -206,6 +209,52 @@ def _skeleton_ends(xs: np.ndarray, ys: np.ndarray) -> np.ndarray:
     nb = neighbour_counts(skel)
     ey, ex = np.nonzero(skel & (nb != 2))
     return np.column_stack([ex + x0, ey + y0])
+
+
+def passes_by(
+    xs: np.ndarray,
+    ys: np.ndarray,
+    point: tuple[float, float],
+    margin: float,
+    memo: list[np.ndarray],
+) -> bool:
+    """Whether a line (its pixels ``xs``, ``ys``) passes ``point`` by rather than ending there:
+    no end or branch point of its skeleton lies within ``PASS_BY_MIN_END_MARGINS`` times the
+    contact ``margin`` of it (a head's tip is one), and its pixels in the ring ``margin`` to
+    ``PASS_BY_RING_MARGINS`` margins from it lie on both sides
+    (their mean offset is under ``PASS_BY_MAX_SIDEDNESS`` of their mean distance; two lines
+    meeting at a node, whose skeleton runs on through the meeting point, lie on one side).
+    ``memo`` keeps the skeleton's ends."""
+    if not memo:
+        memo.append(_skeleton_ends(xs, ys))
+    if _has_end(np.array([point]), memo[0], PASS_BY_MIN_END_MARGINS * margin):
+        return False
+    dx, dy = xs - point[0], ys - point[1]
+    r = np.hypot(dx, dy)
+    ring = (r >= margin) & (r <= PASS_BY_RING_MARGINS * margin)
+    if not ring.any():
+        return False
+    side = math.hypot(float(dx[ring].mean()), float(dy[ring].mean())) / float(r[ring].mean())
+    return side < PASS_BY_MAX_SIDEDNESS
+
+
+def join_past(joins: set[frozenset[int]], passed: set[int]) -> set[frozenset[int]]:
+    """Node pairs a line's strokes join (``LineComp.joins``) once the nodes it only passes by
+    (``passed``, :func:`passes_by`) are taken out: a stroke through a node passed by joins the
+    nodes either side of it."""
+    for p in passed:
+        by = {n for pair in joins if p in pair for n in pair} - {p}
+        joins = {j for j in joins if p not in j} | {
+            frozenset((a, b)) for a in by for b in by if a < b
+        }
+    return joins
+
+
+def kept_nodes(
+    touches: list[tuple[int, float, float]], ids: list[int], passed: set[int]
+) -> list[int]:
+    """The node of each touch kept as a contact: those with their place id not ``passed``."""
+    return [t[0] for t, i in zip(touches, ids, strict=True) if i not in passed]
 
 
 def _has_end(group: np.ndarray, ends: np.ndarray, within: float) -> bool:

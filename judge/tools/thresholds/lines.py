@@ -371,6 +371,23 @@ there: a line leaving ends with a head. Not where a head of another node lies wi
 head's own line reaches only heads (two lines leaving one point: seed-1111 figure 8's tails
 at "Train", whose wedge lies along one of them)."""
 
+PASS_BY_MIN_END_MARGINS = 2.0
+PASS_BY_MAX_SIDEDNESS = 0.6
+PASS_BY_RING_MARGINS = 3.0
+"""A line touching three or more nodes, read with a head at one of them, passes that node by
+(``contacts.passes_by``: no end there, the touch and its head dropped, the nodes either side
+joined) where no end or branch point of its skeleton lies within ``PASS_BY_MIN_END_MARGINS``
+contact margins of the touch (a head's tip is an end: 0.1-1.5 margins off on our stored
+references, two heads merged on a diamond's tip included) and its pixels in the ring from one
+to ``PASS_BY_RING_MARGINS`` margins round it lie on both sides: their mean offset under
+``PASS_BY_MAX_SIDEDNESS`` of their mean distance. Seed-9797 matplotlib figure 0: "Annotate" ->
+"Indexer" passes "Segment"'s corner with its label "batch" touching it there, read as a head
+(nearest end 2.5 margins off, at the label's letters; 0.42 on both sides). Two lines meeting
+at a node, whose skeleton runs on through the meeting point, measured 0.73-0.82 (matplotlib
+seeds 2525, 3737, 3838); two heads converging on a diamond's tip 0.60 and heads crowding at a
+node 0.50-0.59, their ends 1.1-1.5 margins off (seeds 7171, 7878, Graphviz 6464), which the
+end distance alone tells apart."""
+
 TOUCH_SPLIT_MIN_NODES = 3
 """A line component touching one node at two places far apart is two lines ending there (a
 line leaving one side, another's head or tail on the other: seed-4646 matplotlib figure 4,
