@@ -6,7 +6,8 @@ closer to the truth without any gate changing).
 Three steps, the middle one run once per code tree (``PYTHONPATH`` picks the tree: the
 project's virtualenv is an editable install, so put the other tree first on the path)::
 
-    # 1. draw the references once (benchmarks of generation/, each in ROOT/<name>)
+    # 1. draw the references once (benchmarks of generation/, each in ROOT/<name>;
+    #    --standard: every seed and look in bench/reading_seeds.json, --list: show, draw nothing)
     .venv/bin/python bench/reading_diff.py build ROOT --mpl 3434 5858 --graphviz 8181 --real - dark
     # 2. read every reference with each code tree
     PYTHONPATH=/path/to/old/tree .venv/bin/python bench/reading_diff.py read ROOT old.json
@@ -39,6 +40,8 @@ from typing import Any, cast
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 DIRECTED = ("high", "medium")
+STANDARD = Path(__file__).resolve().parent / "reading_seeds.json"
+"""The seeds and looks ``build --standard`` draws."""
 EDGE_RE = re.compile(r"^(.*) -> (.*) (high|medium|low|undirected)$")
 
 
@@ -163,21 +166,34 @@ def cmd_build(args: argparse.Namespace) -> int:
     from builtin_accuracy import build
 
     root: Path = args.root
+    mpl, graphviz, real, synth = args.mpl or [], args.graphviz or [], args.real or [], args.synth
+    if args.standard:
+        std = json.loads(STANDARD.read_text())
+        mpl = sorted({*mpl, *std["mpl"]})
+        graphviz = sorted({*graphviz, *std["graphviz"]})
+        real = list(dict.fromkeys([*real, *std["real"]]))
+        synth = std["synth"] if synth is None else synth
     jobs: list[tuple[str, str, int, int, str | None]] = []
-    jobs += [("mpl", f"mpl{s}", s, args.tasks_mpl, None) for s in args.mpl or []]
-    jobs += [("graphviz", f"gv{s}", s, args.tasks_graphviz, None) for s in args.graphviz or []]
-    for look in args.real or []:
+    jobs += [("mpl", f"mpl{s}", s, args.tasks_mpl, None) for s in mpl]
+    jobs += [("graphviz", f"gv{s}", s, args.tasks_graphviz, None) for s in graphviz]
+    for look in real:
         name = "real" if look in ("-", "") else f"real-{look}"
         jobs.append(("real", name, 0, 0, None if look in ("-", "") else look))
-    if args.synth is not None:
-        jobs.append(("synth", f"synth{args.synth}", args.synth, args.tasks_synth, None))
+    if synth is not None:
+        jobs.append(("synth", f"synth{synth}", synth, args.tasks_synth, None))
     if args.robust:
         jobs.append(("robust", "robust", 0, 0, None))
     if not jobs:
         print(
-            "nothing to build: name --mpl, --graphviz, --real, --synth or --robust", file=sys.stderr
+            "nothing to build: name --mpl, --graphviz, --real, --synth, --robust or --standard",
+            file=sys.stderr,
         )
         return 2
+    if args.list:
+        for _kind, name, _seed, _tasks, _look in jobs:
+            d = root / name
+            print(f"{d}: {'already built' if (d / 'bench.json').is_file() else 'to draw'}")
+        return 0
     for kind, name, seed, tasks, look in jobs:
         d = root / name
         if (d / "bench.json").is_file():
@@ -303,6 +319,13 @@ def main() -> int:
     b.add_argument("--real", nargs="*", help="real-figure looks ('-' plain; dark, small+jpeg…)")
     b.add_argument("--synth", type=int, help="synthetic seed")
     b.add_argument("--robust", action="store_true", help="the robustness benchmark")
+    b.add_argument(
+        "--standard",
+        action="store_true",
+        help=f"add every seed and look listed in {STANDARD.name} (the stored references of "
+        "issue 10: about 1100 figures, half an hour on 2 cores)",
+    )
+    b.add_argument("--list", action="store_true", help="list what would be drawn, draw nothing")
     b.add_argument("--tasks-mpl", type=int, default=14)
     b.add_argument("--tasks-graphviz", type=int, default=12)
     b.add_argument("--tasks-synth", type=int, default=12)

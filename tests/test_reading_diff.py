@@ -112,3 +112,23 @@ def test_build_draws_each_benchmark_once_and_asks_for_one(tmp_path: Path) -> Non
     assert "already built" in r.stdout
     r = subprocess.run(script, capture_output=True, text=True, timeout=60)
     assert r.returncode == 2 and "nothing to build" in r.stderr
+
+
+def test_build_standard_lists_the_stored_references(tmp_path: Path) -> None:
+    """``build --standard --list`` names every seed and look of ``bench/reading_seeds.json``
+    (the references to draw again when they are lost) and draws nothing."""
+    (tmp_path / "gv9797").mkdir()
+    (tmp_path / "gv9797" / "bench.json").write_text("{}")
+    script = [sys.executable, str(ROOT / "bench" / "reading_diff.py"), "build", str(tmp_path)]
+    r = subprocess.run(
+        [*script, "--standard", "--list"], capture_output=True, text=True, timeout=60
+    )
+    assert r.returncode == 0, r.stderr
+    std = json.loads((ROOT / "bench" / "reading_seeds.json").read_text())
+    lines = r.stdout.splitlines()
+    assert len(lines) == len(std["mpl"]) + len(std["graphviz"]) + len(std["real"]) + 1
+    assert f"{tmp_path / 'mpl2121'}: to draw" in lines
+    assert f"{tmp_path / 'gv9797'}: already built" in lines
+    assert f"{tmp_path / 'real-small+jpeg'}: to draw" in lines
+    assert f"{tmp_path / 'synth1234'}: to draw" in lines
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["gv9797"]
