@@ -377,9 +377,9 @@ PASS_BY_RING_MARGINS = 3.0
 """A line touching three or more nodes, read with a head at one of them, passes that node by
 (``contacts.passes_by``: no end there, the touch and its head dropped, the nodes either side
 joined) where no end or branch point of its skeleton lies within ``PASS_BY_MIN_END_MARGINS``
-contact margins of the touch (a head's tip is an end: 0.1-1.6 margins off on our stored
-references, two heads merged on a diamond's tip included) and its pixels in the ring from one
-to ``PASS_BY_RING_MARGINS`` margins round it lie on both sides: their mean offset under
+contact margins of the touch (a head's tip is an end: 0.1-1.6 margins off at the 20-odd
+headed touches measured on seven figures, merged heads included) and its pixels in the ring
+from one to ``PASS_BY_RING_MARGINS`` margins round it lie on both sides: their mean offset under
 ``PASS_BY_MAX_SIDEDNESS`` of their mean distance. Seed-9797 matplotlib figure 0: "Annotate" ->
 "Indexer" passes "Segment"'s corner with its label "batch" touching it there, read as a head
 (nearest end 2.5 margins off, at the label's letters; 0.42 on both sides). Two lines meeting
