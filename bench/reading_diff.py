@@ -168,11 +168,15 @@ def cmd_build(args: argparse.Namespace) -> int:
     root: Path = args.root
     mpl, graphviz, real, synth = args.mpl or [], args.graphviz or [], args.real or [], args.synth
     if args.standard:
-        std = json.loads(STANDARD.read_text())
-        mpl = sorted({*mpl, *std["mpl"]})
-        graphviz = sorted({*graphviz, *std["graphviz"]})
-        real = list(dict.fromkeys([*real, *std["real"]]))
-        synth = std["synth"] if synth is None else synth
+        try:
+            std = json.loads(STANDARD.read_text())
+            mpl = sorted({*mpl, *std["mpl"]})
+            graphviz = sorted({*graphviz, *std["graphviz"]})
+            real = list(dict.fromkeys([*real, *std["real"]]))
+            synth = std["synth"] if synth is None else synth
+        except (OSError, ValueError, KeyError, TypeError) as exc:
+            print(f"{STANDARD}: cannot read the standard seeds: {exc!r}", file=sys.stderr)
+            return 2
     jobs: list[tuple[str, str, int, int, str | None]] = []
     jobs += [("mpl", f"mpl{s}", s, args.tasks_mpl, None) for s in mpl]
     jobs += [("graphviz", f"gv{s}", s, args.tasks_graphviz, None) for s in graphviz]
