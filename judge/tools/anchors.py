@@ -52,7 +52,8 @@ def mark_leaving(
     its own. ``comp``: the line's mask in its window (corner at ``origin``, image frame), ``dt``
     its distance transform; ``boxes[k]``: contact ``k``'s node's box (image frame), touched
     within ``reach``. ``hubs``: heads :func:`headtests.unhead_fan_hub` took for a fan's hub; one
-    whose own line runs on along its axis while the other leaves beside it is a head again."""
+    whose own line runs on along its axis while the other leaves beside it is a head again, and
+    so is one where a line leaving beside another head ends (:func:`_hub_head`)."""
     if line.joins is None:
         return
     ys, xs = np.nonzero(comp)
@@ -61,20 +62,42 @@ def mark_leaving(
     vals = dt[ys, xs]
     near: list[np.ndarray] = []  # filled for the first head looked at
     split: list[tuple[Contact, list[tuple[int, bool]]]] = []
+    angles: dict[int, list[float]] = {}  # per contact looked at: its lines' angles to its axis
     for c in line.contacts:
         if c.head or any(c is h for h in hubs):
             near = near or [near_box(xs + origin[0], ys + origin[1], b, reach) for b in boxes]
-            found = _split(line, c, comp, vals, (xs, ys), origin, near, shaft_half)
+            found = _split(line, c, comp, vals, (xs, ys), origin, near, shaft_half, angles)
             if found:
                 split.append((c, found))
+    # a hub whose two lines leave side by side, along its axis alike, is a fan's
+    fans = {k for k, a in angles.items() if len(a) == 2 and abs(a[0] - a[1]) < ANCHOR_MARGIN_DEG}
     for _ in range(2):  # a head found again may be where a line from another head ends
         for c, found in split:
+            for j, ok in found:
+                o = line.contacts[j]
+                if ok and any(o is h for h in hubs) and id(o) not in fans:
+                    _hub_head(line, o, c)
             leaves = frozenset(
                 line.contacts[j].node for j, ok in found if ok and line.contacts[j].head
             )
             if leaves:
                 c.leaves_to = leaves
                 c.head = True
+
+
+def _hub_head(line: LineComp, o: Contact, c: Contact) -> None:
+    """Make hub ``o`` a head again where a line leaving beside head ``c`` ends at it, and ``o``
+    has one other line, to a head: a line arriving at ``o`` beside one that leaves it, both
+    thick there, made the wedge :func:`headtests.unhead_fan_hub` took for a fan's hub (seed-2121
+    matplotlib figure 10: the arc "Cache" -> "Indexer" lands where "Indexer" -> "Router" leaves,
+    and leaves "Cache" where "Labeler" -> "Cache" lands). The line from ``c`` has no head at
+    ``c``, so its head is at ``o``; ``o``'s other line leaves beside it."""
+    others = [
+        p for p in line.contacts if p.node not in (o.node, c.node) and line.joined(o.node, p.node)
+    ]
+    if len(others) == 1 and others[0].head and line.joined(o.node, c.node):
+        o.head = True
+        o.leaves_to = frozenset({others[0].node})
 
 
 def anchor_edges(line: LineComp, cs: list[Contact]) -> list[tuple[int, int, str]]:
@@ -120,10 +143,12 @@ def _split(
     origin: tuple[int, int],
     near: list[np.ndarray],
     shaft_half: float,
+    seen: dict[int, list[float]],
 ) -> list[tuple[int, bool]]:
     """For head ``c`` with two lines behind it, its own on its axis and another at an angle:
     each partner contact's index and whether the other line reaches it first, decisively
-    (``ANCHOR_DECISIVE``). Empty when the head is no such head."""
+    (``ANCHOR_DECISIVE``). Empty when the head is no such head. ``seen[id(c)]``: the angles
+    of the lines behind it to its axis, where there are two."""
     xs, ys = pixels
     partners = [
         j for j, o in enumerate(line.contacts) if o.node != c.node and line.joined(c.node, o.node)
@@ -155,6 +180,7 @@ def _split(
         un = math.hypot(ux, uy)
         cos = (ux * ax + uy * ay) / un if un > 0 else -1.0
         angles.append(math.degrees(math.acos(max(-1.0, min(1.0, cos)))))
+    seen[id(c)] = angles
     own = int(np.argmin(angles))
     if angles[own] > ANCHOR_OWN_MAX_DEG or angles[1 - own] < angles[own] + ANCHOR_MARGIN_DEG:
         return []

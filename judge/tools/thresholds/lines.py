@@ -366,10 +366,14 @@ out of one point make a wedge whose axis runs between them. The other line leave
 most ``ANCHOR_LEAVE_MAX_DEG`` off the axis (further, it runs along the node). Each line is
 followed through the component (the head cut away); a node counts as reached by the other
 line when that line reaches it first by ``ANCHOR_DECISIVE`` times the way, and has a head
-there: a line leaving ends with a head. Not where a head of another node lies within
-``ANCHOR_FORK_HEADS`` head lengths of that ring (heads side by side: a fork), nor where the
-head's own line reaches only heads (two lines leaving one point: seed-1111 figure 8's tails
-at "Train", whose wedge lies along one of them)."""
+there: a line leaving ends with a head. Where that end was taken for a fan's hub and has one
+other line, to a head, it is that head (``anchors._hub_head``; seed-2121 figure 10: the arc
+"Cache" -> "Indexer" lands where "Indexer" -> "Router" leaves, the two lines behind it at 67
+and 12 degrees to its axis), unless its own two lines lie within ``ANCHOR_MARGIN_DEG`` of each
+other (two tails leaving side by side: seed-6464 figure 8, 7 and 11 degrees). Not where a head
+of another node lies within ``ANCHOR_FORK_HEADS`` head lengths of that ring (heads side by
+side: a fork), nor where the head's own line reaches only heads (two lines leaving one point:
+seed-1111 figure 8's tails at "Train", whose wedge lies along one of them)."""
 
 PASS_BY_MIN_END_MARGINS = 2.0
 PASS_BY_MAX_SIDEDNESS = 0.6
