@@ -720,15 +720,24 @@ def compare_graphs(ref: Graph, cand: Graph) -> tuple[Match, list[Discrepancy]]:
         e = redges[(s, d)]
         target = f"edge {_q(lab(ref, s))} -> {_q(lab(ref, d))}"
         key = f"edge:{normalise_label(lab(ref, s))}>{normalise_label(lab(ref, d))}"
-        cs = m.pairs[s]
+        cs, cd = m.pairs[s], m.pairs[d]
         partner = next((x for x in extra if x[0] == cs and x not in used_extra), None)
+        # or its tail moved: a line into the same target from another node, drawn with its head
+        tail = partner is None
+        if tail:
+            partner = next(
+                (x for x in extra if x[1] == cd and x not in used_extra and cedges[x].directed),
+                None,
+            )
         if partner is not None:
             used_extra.add(partner)
+            moved = partner[0] if tail else partner[1]
+            how = "starts it at" if tail else "leads it to"
             out.append(
                 Discrepancy(
                     "rewired_edge",
                     target,
-                    f"the {cand.source} leads it to {_q(lab(cand, partner[1]))} instead",
+                    f"the {cand.source} {how} {_q(lab(cand, moved))} instead",
                     key,
                     # a line leaving the source for another node is a rewire whatever way the
                     # old one pointed, once the old line surely joined the two; or once a
@@ -738,7 +747,7 @@ def compare_graphs(ref: Graph, cand: Graph) -> tuple[Match, list[Discrepancy]]:
                     e.direction == "high"
                     or e.simple
                     or (e.direction == "medium" and not e.wedge and _plain(cedges[partner])),
-                    (s, d, inv[partner[1]]) if partner[1] in inv else (s, d),
+                    (s, d, inv[moved]) if moved in inv else (s, d),
                 )
             )
         else:
