@@ -208,13 +208,11 @@ def _new_source(
     ``d`` of the reference edge ``s -> d`` (which neither the tree nor the render joins), where
     the reference joins no line between ``x`` and ``d`` and the render reads one (either
     way): the line's tail moved from ``s`` to ``x``. None when there is no such node, or more
-    than one, or the reference line read as ``s -> d`` touches ``x`` too, or
-    ``x`` sits within ``ENDPOINT_TOLERANCE_FRAC`` of ``s`` (two small boxes stacked close: a
-    reference reading may start the line at the wrong one; dev06 at small+jpeg)."""
+    than one, or the reference may have read the tail at the wrong one of ``s`` and ``x``
+    (:func:`tail_guessed`)."""
     assert r.m_tree is not None
     td = r.m_tree.pairs[d]
     rd = r.m_ren.pairs[d]
-    near = ENDPOINT_TOLERANCE_FRAC * max(r.ref.width, r.ref.height)
     found = []
     for (x, b), how in tree_e.items():
         if b != td or how != "high" or x not in inv_tree:
@@ -225,13 +223,21 @@ def _new_source(
         rx = r.m_ren.pairs.get(rx_ref)
         if rx is None or ((rx, rd) not in ren_e and (rd, rx) not in ren_e):
             continue
-        if _ref_line_touches(r, s, d, rx_ref):
-            continue  # the reference line read as s -> d reaches x too: which end is whose is
-            # the reader's guess (an elbow from x running past s; Graphviz seed-7373 figure 1)
-        if _box_gap(r.ref.node(s).box, r.ref.node(rx_ref).box) <= near:
-            continue  # the two sit side by side: the reference's tail may be at either
+        if tail_guessed(r, s, d, rx_ref):
+            continue
         found.append(r.ref.node(rx_ref).label)
     return found[0] if len(found) == 1 else None
+
+
+def tail_guessed(r: Readings, s: str, d: str, x: str) -> bool:
+    """Whether the reference reading may have started its line ``s`` -> ``d`` at the wrong one
+    of ``s`` and ``x``: the reference line read as ``s`` -> ``d`` touches ``x`` too (which end
+    is whose is the reader's guess: an elbow from ``x`` running past ``s``, Graphviz seed-7373
+    figure 1; a fan out of ``x`` whose heads merge between ``s`` and ``d``, seed-8484
+    matplotlib figure 8), or ``x`` sits within ``ENDPOINT_TOLERANCE_FRAC`` of ``s`` (two small
+    boxes stacked close; dev06 at small+jpeg)."""
+    near = ENDPOINT_TOLERANCE_FRAC * max(r.ref.width, r.ref.height)
+    return _ref_line_touches(r, s, d, x) or _box_gap(r.ref.node(s).box, r.ref.node(x).box) <= near
 
 
 def _box_gap(a: tuple[float, ...], b: tuple[float, ...]) -> float:

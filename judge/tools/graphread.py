@@ -592,7 +592,10 @@ class Discrepancy:
     confident: bool
     ref_nodes: tuple[str, ...] = ()
     """Reference node ids it is about, where known: a rewire's source, old target and new
-    target (the node the candidate's line reaches, as the reference reads it)."""
+    target (the node the candidate's line reaches, as the reference reads it), or for a moved
+    tail (``tail_moved``) its new source."""
+    tail_moved: bool = False
+    """A rewire whose line keeps its target and starts at another node."""
 
 
 def _q(label: str) -> str:
@@ -748,6 +751,7 @@ def compare_graphs(ref: Graph, cand: Graph) -> tuple[Match, list[Discrepancy]]:
                     or e.simple
                     or (e.direction == "medium" and not e.wedge and _plain(cedges[partner])),
                     (s, d, inv[moved]) if moved in inv else (s, d),
+                    tail,
                 )
             )
         else:

@@ -31,6 +31,7 @@ from judge.tools.edgepasses import (
     head_probe_pass,
     ref_strokes_entangled,
     rewire_pass,
+    tail_guessed,
 )
 from judge.tools.evidence import Corpus, compact
 from judge.tools.graphread import (
@@ -406,7 +407,11 @@ def _judge_edge(r: Readings, d: Discrepancy) -> Judged:
     if agrees and d.kind == "rewired_edge" and len(d.ref_nodes) == 3:
         s, t, x = d.ref_nodes
         moved = r.tree_moves.get(d.key)
-        if ref_strokes_entangled(r, s, t, x):
+        if d.tail_moved and tail_guessed(r, s, t, x):
+            # the reference line may start at either node: the tail it read is a guess
+            checks.append("the reference line it rests on also reaches the new source")
+            agrees = False
+        elif ref_strokes_entangled(r, s, t, x):
             # the reference line read as s -> t also touches the new target and pairs its
             # stroke with one of them: a crossing the reader may have paired wrongly
             checks.append("the reference line it rests on also reaches the new target")
