@@ -234,10 +234,18 @@ def tail_guessed(r: Readings, s: str, d: str, x: str) -> bool:
     of ``s`` and ``x``: the reference line read as ``s`` -> ``d`` touches ``x`` too (which end
     is whose is the reader's guess: an elbow from ``x`` running past ``s``, Graphviz seed-7373
     figure 1; a fan out of ``x`` whose heads merge between ``s`` and ``d``, seed-8484
-    matplotlib figure 8), or ``x`` sits within ``ENDPOINT_TOLERANCE_FRAC`` of ``s`` (two small
-    boxes stacked close; dev06 at small+jpeg)."""
+    matplotlib figure 8), or the reference reads a line from ``x`` into ``s`` (a line from
+    ``x`` running past ``s``'s corner on its way to ``d`` is cut there, its two pieces read
+    ``x`` -> ``s`` and ``s`` -> ``d``: Graphviz seed-5858 figure 3), or ``x`` sits within
+    ``ENDPOINT_TOLERANCE_FRAC`` of ``s`` (two small boxes stacked close; dev06 at
+    small+jpeg)."""
     near = ENDPOINT_TOLERANCE_FRAC * max(r.ref.width, r.ref.height)
-    return _ref_line_touches(r, s, d, x) or _box_gap(r.ref.node(s).box, r.ref.node(x).box) <= near
+    into_s = any(e.src == x and e.dst == s and e.directed for e in r.ref.edges)
+    return (
+        into_s
+        or _ref_line_touches(r, s, d, x)
+        or _box_gap(r.ref.node(s).box, r.ref.node(x).box) <= near
+    )
 
 
 def _box_gap(a: tuple[float, ...], b: tuple[float, ...]) -> float:
