@@ -95,7 +95,7 @@ def _hub_head(line: LineComp, o: Contact, c: Contact) -> None:
     others = [
         p for p in line.contacts if p.node not in (o.node, c.node) and line.joined(o.node, p.node)
     ]
-    if len(others) == 1 and others[0].head and line.joined(o.node, c.node):
+    if len(others) == 1 and others[0].head:  # ``o`` is one of ``c``'s partners: joined to it
         o.head = True
         o.leaves_to = frozenset({others[0].node})
 

@@ -408,8 +408,8 @@ def _judge_edge(r: Readings, d: Discrepancy) -> Judged:
         s, t, x = d.ref_nodes
         moved = r.tree_moves.get(d.key)
         if d.tail_moved and tail_guessed(r, s, t, x):
-            # the reference line may start at either node: the tail it read is a guess
-            checks.append("the reference line it rests on also reaches the new source")
+            # the reference may have read the line's tail at either node
+            checks.append("the reference may have read this line's tail at the new source")
             agrees = False
         elif ref_strokes_entangled(r, s, t, x):
             # the reference line read as s -> t also touches the new target and pairs its

@@ -389,11 +389,11 @@ from one to ``PASS_BY_RING_MARGINS`` margins round it lie on both sides: their m
 (nearest end 2.5 margins off, at the label's letters; 0.42 on both sides). A head landing
 where another line leaves, its tip merged into that line's tail, has no end there either and
 measured 0.55 (seed-3232 figure 4, "Scorer" -> "Parser" beside "Parser" -> "Cluster"): 0.6
-took it for a pass-by, so the limit is 0.5. Two lines meeting
-at a node, whose skeleton runs on through the meeting point, measured 0.73-0.82 (matplotlib
-seeds 2525, 3737, 3838); two heads converging on a diamond's tip 0.60 and heads crowding at a
-node 0.50-0.59, their ends 1.1-1.5 margins off (seeds 7171, 7878, Graphviz 6464), which the
-end distance alone tells apart."""
+took it for a pass-by, so the limit is 0.5. Two lines meeting at a node, whose skeleton runs
+on through the meeting point, measured 0.73-0.82 (matplotlib seeds 2525, 3737, 3838); two
+heads converging on a diamond's tip 0.60 and heads crowding at a node 0.50-0.59, their ends
+1.1-1.5 margins off (seeds 7171, 7878, Graphviz 6464), which the end distance alone tells
+apart."""
 
 TOUCH_SPLIT_MIN_NODES = 3
 """A line component touching one node at two places far apart is two lines ending there (a
