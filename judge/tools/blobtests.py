@@ -14,6 +14,10 @@ from judge.tools.thresholds import (
     HEAD_MAX_CONTENT_FRAC,
     HEAD_MIN_TRIANGLE_FILL,
     INK_DIFF,
+    MERGED_OPEN_FACTOR,
+    MERGED_OPEN_MAX_FACTOR,
+    MIN_NODE_EXTENT,
+    NODE_CORE_MIN_MIRROR,
     POINT_FIT_FRAC,
     POINT_MAX_RESIDUAL_PX,
     POINT_MIN_SLOPE,
@@ -272,6 +276,42 @@ def big_head(labels: np.ndarray, stat: np.ndarray, j: int, min_side: int) -> boo
     if max(w, h) >= SOLID_HEAD_MAX_SIDE_FACTOR * min_side:
         return False
     return triangle_fill(labels[y : y + h, x : x + w] == j, a) >= HEAD_MIN_TRIANGLE_FILL
+
+
+def mirrored(piece: np.ndarray) -> bool:
+    """Whether mask ``piece`` matches its own left-right or up-down mirror image on at least
+    ``NODE_CORE_MIN_MIRROR`` of their union, as every node shape does (box, ellipse, diamond,
+    cylinder, pill) and a slanted or curved band does not."""
+    p = piece > 0
+    match = [float((p & f).sum()) / max(1.0, float((p | f).sum())) for f in (p[:, ::-1], p[::-1])]
+    return max(match) >= NODE_CORE_MIN_MIRROR
+
+
+def open_merged(merged: np.ndarray, k: int, min_side: int) -> np.ndarray:
+    """Open ``merged`` (solids of lines and nodes joined into sprawling blobs) with discs of
+    ``MERGED_OPEN_FACTOR`` line openings ``k``, growing by ``k`` up to
+    ``MERGED_OPEN_MAX_FACTOR``: each piece is kept as the smallest disc leaves it once it is
+    no longer sprawling (under ``MIN_NODE_EXTENT`` of a box at least ``min_side`` both ways),
+    so a node joined by lines thicker than the first disc (a tapered arrow's fat tail) is
+    parted from them, and a small node parted early is not opened away by a larger disc."""
+    out = np.zeros_like(merged)
+    todo = merged
+    for f in range(MERGED_OPEN_FACTOR, MERGED_OPEN_MAX_FACTOR + 1):
+        disc = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (f * k,) * 2)
+        _n, lab, st, _ = cv2.connectedComponentsWithStats(
+            cv2.morphologyEx(todo, cv2.MORPH_OPEN, disc), connectivity=8
+        )
+        w, h, a = st[1:, 2], st[1:, 3], st[1:, 4]
+        sprawl = (w >= min_side) & (h >= min_side) & (a < MIN_NODE_EXTENT * w * h)
+        if f < MERGED_OPEN_MAX_FACTOR:
+            again = np.isin(lab, 1 + np.flatnonzero(sprawl))
+        else:
+            again = np.zeros(lab.shape, bool)
+        out[(lab > 0) & ~again] = 1
+        if not again.any():
+            break
+        todo = again.astype(np.uint8)
+    return out
 
 
 def plain_heads(

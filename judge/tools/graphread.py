@@ -23,7 +23,7 @@ from scipy.optimize import linear_sum_assignment
 
 from judge.tools.bridges import bridged_lines
 from judge.tools.colour import ciede2000_bgr
-from judge.tools.icons import is_icon
+from judge.tools.icons import is_icon, labelled_holders
 from judge.tools.thresholds import (
     GLYPH_COVER_FRAC,
     GLYPH_MAX_EXTENT,
@@ -282,6 +282,9 @@ def node_blobs(
     if img is not None:
         icons = {i for i in leaves if is_icon(img, blobs[i], ocr)}
         leaves = [i for i in leaves if i not in icons]
+        for i in labelled_holders(blobs, kids, glyphs, icons, ocr):
+            kids[i] = []  # a node with an icon
+            leaves.append(i)
     return leaves, kids, glyphs, icons
 
 
@@ -441,7 +444,7 @@ def read_raster_graph(
     g.notes += [f"blob {i} at {list(blobs[i].box)} is an icon, not a node" for i in sorted(icons)]
     # a box holding nothing but pictures is part of the picture (a chip with its maker's mark)
     holders = {
-        p for i in icons if (p := blobs[i].parent) is not None and all(k in icons for k in kids[p])
+        p for i in icons if (p := blobs[i].parent) is not None and kids[p] and set(kids[p]) <= icons
     }
     for i in sorted(icons | holders):
         x, y, bw, bh = blobs[i].box

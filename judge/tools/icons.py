@@ -61,6 +61,34 @@ def is_icon(img: np.ndarray, b: Blob, ocr: list[OcrLine]) -> bool:
     )
 
 
+def labelled_holders(
+    blobs: list[Blob],
+    kids: dict[int, list[int]],
+    glyphs: set[int],
+    icons: set[int],
+    ocr: list[OcrLine],
+) -> list[int]:
+    """Blobs (not text) whose children ``kids`` are all ``icons`` and that hold an OCR line
+    centred in their box outside every one of those: a node with a picture and a label of its
+    own, not a panel (seed-4343 matplotlib figure 13: fat tails drawn over a filled ellipse's
+    rim were read inside it as a picture, and "Indexer" was no node)."""
+
+    def inside(pt: tuple[float, float], box: tuple[int, int, int, int]) -> bool:
+        return box[0] <= pt[0] <= box[0] + box[2] and box[1] <= pt[1] <= box[1] + box[3]
+
+    return [
+        i
+        for i, b in enumerate(blobs)
+        if kids[i]
+        and i not in glyphs
+        and set(kids[i]) <= icons
+        and any(
+            inside(ln.centre, b.box) and not any(inside(ln.centre, blobs[c].box) for c in kids[i])
+            for ln in ocr
+        )
+    ]
+
+
 def _without_attached(img: np.ndarray, b: Blob, off: np.ndarray) -> np.ndarray:
     """``off`` without its small pieces (each under ``ICON_ATTACHED_MAX_FRAC`` of the blob, inside
     the rim ``is_icon`` leaves out) that reach the blob's edge and go on outside it as ink:

@@ -23,6 +23,8 @@ from judge.tools.blobtests import (
     big_head,
     erode,
     head_core,
+    mirrored,
+    open_merged,
     plain,
     plain_heads,
     restore_points,
@@ -51,7 +53,6 @@ from judge.tools.thresholds import (
     LINE_INK_DIFF,
     LINE_OPEN_PER_KPX,
     MAX_DEPTH,
-    MERGED_OPEN_FACTOR,
     MIN_NODE_EXTENT,
     MIN_NODE_SIDE_PER_KPX,
     OWN_MIN_KEEP_FRAC,
@@ -234,7 +235,9 @@ def _fill_holes(
     cored: dict[int, list[tuple[int, int, int, int]]] = {}
     for piece in range(1, nc):
         cx, cy, cw, ch = (int(v) for v in cstats[piece, :4])
-        if max(cw, ch) >= HEAD_MAX_SIDE_FACTOR * min_side:
+        if max(cw, ch) >= HEAD_MAX_SIDE_FACTOR * min_side and mirrored(
+            clab[cy : cy + ch, cx : cx + cw] == piece
+        ):
             ys_, xs_ = np.nonzero(clab[cy : cy + ch, cx : cx + cw] == piece)
             cored.setdefault(int(tlab[cy + ys_[0], cx + xs_[0]]), []).append((cx, cy, cw, ch))
     # solids that may be nodes sitting on a loop of lines; arrowhead-sized ones (under
@@ -500,8 +503,7 @@ def _scan(
     )
     if merged.size:
         m = np.isin(labels, merged)
-        wide = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (MERGED_OPEN_FACTOR * k,) * 2)
-        opened[m] = cv2.morphologyEx(m.astype(np.uint8), cv2.MORPH_OPEN, wide)[m]
+        opened[m] = open_merged(m.astype(np.uint8), k, min_side)[m]
         n, labels, stats, _ = cv2.connectedComponentsWithStats(opened, connectivity=8)
     if _part_bridged(img, opened, labels, stats, n, bg, min_side, k):
         n, labels, stats, _ = cv2.connectedComponentsWithStats(opened, connectivity=8)

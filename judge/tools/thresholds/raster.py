@@ -87,6 +87,12 @@ MERGED_OPEN_FACTOR = 2
 thicker than the first opening (matplotlib arrows of 3-4 pt at 100 dpi, 10-14 px) that join
 their nodes into one sprawling blob are parted from them (the nodes, 70+ px thick, stay)."""
 
+MERGED_OPEN_MAX_FACTOR = 5
+"""... and what still sprawls after that is opened again with discs growing by one line opening
+up to this many: a tapered arrow's tail is fatter than its line (seed-4343 and seed-2525
+matplotlib figure 13: five fat tails leaving an ellipse kept it in one blob with them, and it
+was no node)."""
+
 HOLE_FILL_MIN_EXTENT = 0.60
 """A hole in the ink (the interior of an outlined box or panel) is filled only when it covers this
 share of its bounding box: a panel's hole loses the nodes and line loops attached inside it
@@ -104,6 +110,13 @@ not aligned with (``TEXT_ALIGN_MAX_HEIGHTS``), but an edge label laid over the b
 TEXT_ALIGN_MAX_HEIGHTS = 0.5
 """Two lines of text are aligned (one label's lines) when their centres, left edges or right
 edges lie within this many line heights of each other."""
+
+NODE_CORE_MIN_MIRROR = 0.6
+"""What is node-thick of a solid (its opening by a node's least side) is a node that may sit on
+a loop of lines only when it matches its own left-right or up-down mirror image on this share
+of their union: node shapes do (filled boxes 0.93-1.0 on our references), the fat stub of a
+tapered tail leaving an outlined node on a slant or a curve does not (seed-2525 matplotlib
+figure 13: 0.47, and the outlined ellipse "Splitter" it left stayed unfilled, and no node)."""
 
 STRADDLE_MAX_INSIDE_FRAC = 0.6
 """A solid straddling a hole's box shows a loop of lines through nodes only when less than this
