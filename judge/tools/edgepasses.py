@@ -76,6 +76,7 @@ def edge_tree_pass(r: Readings, found: list[Discrepancy]) -> list[Judged]:
     inv_tree = {v: k for k, v in r.m_tree.pairs.items()}
     ref_line = {(e.src, e.dst): e.source for e in r.ref.edges}
     ref_simple = {(e.src, e.dst): e.simple for e in r.ref.edges}
+    ren_simple = {(e.src, e.dst): e.simple for e in r.ren.edges}
     # a branching line's paired strokes (``medium``, no wedge, no crossing) are evidence too
     # when the two readings agree on every node, as in the readings' own comparison
     # (:func:`judge.tools.graphread.compare_graphs`)
@@ -98,8 +99,21 @@ def edge_tree_pass(r: Readings, found: list[Discrepancy]) -> list[Judged]:
         ):
             continue  # a double-headed line (two arrows, one each way, are two sure edges)
         sure = ("high", "medium")
-        if ren_e.get((rs, rd)) in sure and (
-            ren_e.get((rd, rs)) not in sure or not ref_simple[(s, d)]
+        # the render's reading only pairs the strokes of a tangle where the reference reads
+        # one plain arrow and the tree joins no line between the two: no sign the edge is there
+        # (seed-4343 matplotlib figure 3: a moved head crossing two lines)
+        tangled = (
+            how == "high"
+            and ref_simple[(s, d)]
+            and ren_e.get((rs, rd)) == "medium"
+            and not ren_simple[(rs, rd)]
+            and (ts, td) not in tree_e
+            and (td, ts) not in tree_e
+        )
+        if (
+            ren_e.get((rs, rd)) in sure
+            and (ren_e.get((rd, rs)) not in sure or not ref_simple[(s, d)])
+            and not tangled
         ):
             continue  # the render shows the edge as the reference draws it (and only so, or
             # both ways while the reference's head came from pairing the strokes of three or
@@ -133,8 +147,10 @@ def edge_tree_pass(r: Readings, found: list[Discrepancy]) -> list[Judged]:
             # raster readings)
         else:
             headless = ren_e.get((rs, rd)) not in sure and ren_e.get((rd, rs)) not in sure
-            if ((rd, rs) in ren_e or (rs, rd) in ren_e) and not (
-                _runs_across(r.tree, ts, td) or (headless and _runs_by(r.tree, ts, td))
+            if (
+                ((rd, rs) in ren_e or (rs, rd) in ren_e)
+                and not tangled
+                and not (_runs_across(r.tree, ts, td) or (headless and _runs_by(r.tree, ts, td)))
             ):
                 continue  # the render sees a line between them (a bus, a line the tree cannot
                 # follow), unless it is the deck's line from the source running across the
