@@ -19,6 +19,8 @@ from judge.tools.lineink import skip_remnant
 from judge.tools.nodes import Blob
 from judge.tools.thresholds import (
     BEHIND_BAND_HALVES,
+    BLOCK_ALONE_BELOW_PX,
+    BLOCK_ALONE_MAX_FRAC,
     BLOCK_BACK_WIDTHS,
     BLOCK_HEAD_WIDTHS,
     BLOCK_SPREAD_RATIO,
@@ -285,6 +287,10 @@ def block_head(xs: np.ndarray, ys: np.ndarray, point: tuple[float, float], wd: f
     shaft = float(np.median(widths(back) or [0.0]))
     wedge = max(widths(near & (along >= 0)) or [0.0])
     tip = max(widths(near & (along < BLOCK_TIP_WIDTHS * wd)) or [0.0])
+    if wd < BLOCK_ALONE_BELOW_PX and max(widths(~near & (d <= hi * wd)) or [0.0]) >= (
+        BLOCK_ALONE_MAX_FRAC * wedge
+    ):
+        return False  # a thin line's staircase or a junction behind: no head standing alone
     return (
         shaft <= HEAD_BEHIND_MAX_WIDTHS * wd  # one plain shaft behind, not a fan
         and wedge >= BLOCK_SPREAD_RATIO * shaft

@@ -154,18 +154,25 @@ heads 3-11 widths, plain ends 0.6-1.6)."""
 HEAD_BEHIND_MAX_WIDTHS = 1.5
 """... provided the ink behind the head is one plain shaft, at most this many widths wide."""
 
-BLOCK_MIN_SHAFT_PX = 4.0
+BLOCK_MIN_SHAFT_PX = 2.5
 BLOCK_HEAD_WIDTHS = 2.5
 BLOCK_BACK_WIDTHS = (3.0, 5.0)
 BLOCK_SPREAD_RATIO = 1.6
 BLOCK_TIP_WIDTHS = 0.4
 BLOCK_TIP_MAX_FRAC = 0.6
+BLOCK_ALONE_BELOW_PX = 4.0
+BLOCK_ALONE_MAX_FRAC = 0.8
 """A block arrow's head, or a small solid head on a thick shaft: a shaft at least
-BLOCK_MIN_SHAFT_PX wide (4 px: seed-9191 matplotlib figure 13's 4.4 px tapered arrows end in
-heads 2.3 shafts wide and as long, too short for the open-head window) whose ink within
-BLOCK_HEAD_WIDTHS shaft widths of its end spreads BLOCK_SPREAD_RATIO times the shaft's width
-(measured BLOCK_BACK_WIDTHS widths back) and, within BLOCK_TIP_WIDTHS of the end, is at most
-BLOCK_TIP_MAX_FRAC of that spread wide (it narrows to a point)."""
+BLOCK_MIN_SHAFT_PX wide (seed-9191 matplotlib figure 13's 4.4 px tapered arrows end in heads
+2.3 shafts wide and as long, too short for the open-head window; seed-1919 figure 3's 3.4 px
+lines in heads 2.2 shafts wide, their thickness 1.4-1.6 times the shaft's, under the
+thickness test's ratio) whose ink within BLOCK_HEAD_WIDTHS shaft widths of its end spreads
+BLOCK_SPREAD_RATIO times the shaft's width (measured BLOCK_BACK_WIDTHS widths back) and, within
+BLOCK_TIP_WIDTHS of the end, is at most BLOCK_TIP_MAX_FRAC of that spread wide (it narrows to a
+point). On a shaft under BLOCK_ALONE_BELOW_PX the spread must also stand alone: no slice
+behind it (out to BLOCK_BACK_WIDTHS' far end) reaches BLOCK_ALONE_MAX_FRAC of it. A thin
+slanted line's staircase makes single slices twice its width (seed-4141 figure 4), and a
+tapered tail by another line's tail makes a wider junction behind (seed-2424 figure 13)."""
 
 HEAD_CLEAR_WIDTHS = 1.0
 HEAD_CLEAR_MIN_PX = 2.0
