@@ -114,9 +114,10 @@ edges lie within this many line heights of each other."""
 NODE_CORE_MIN_MIRROR = 0.6
 """What is node-thick of a solid (its opening by a node's least side) is a node that may sit on
 a loop of lines only when it matches its own left-right or up-down mirror image on this share
-of their union: node shapes do (filled boxes 0.93-1.0 on our references), the fat stub of a
-tapered tail leaving an outlined node on a slant or a curve does not (seed-2525 matplotlib
-figure 13: 0.47, and the outlined ellipse "Splitter" it left stayed unfilled, and no node)."""
+of their union: node shapes do (filled boxes 0.93-1.0 on the six references printed), the
+fat stub of a tapered tail leaving an outlined node on a slant or a curve does not (seed-2525
+matplotlib figure 13: 0.47, and the outlined ellipse "Splitter" it left stayed unfilled, and
+no node)."""
 
 STRADDLE_MAX_INSIDE_FRAC = 0.6
 """A solid straddling a hole's box shows a loop of lines through nodes only when less than this
